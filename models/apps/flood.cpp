@@ -1,0 +1,149 @@
+// Flood: rank 0 streams windows of messages to 1..k neighbouring nodes at once, each over a
+// distinct torus link (+d0, -d0, +d1, -d1, ...); with "bidirectional" the neighbours stream
+// back at the same time. Measures how bandwidth scales with the links in use.
+#include <map>
+#include <memory>
+
+#include "models/apps/micro.hpp"
+
+namespace torsim::apps {
+namespace {
+
+constexpr ParamSpec kSpecs[] = {
+    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
+    {"links", ParamKind::integer_list, "[1, 2, 4, 6]", "", "1", "12", "numbers of links flooded at once", "-"},
+    {"sizes", ParamKind::size_list, R"({"from": "512B", "to": "1MiB", "factor": 4})", "B", "1B", "1GiB",
+     "message sizes swept", "-"},
+    {"window", ParamKind::integer, "16", "", "1", "100000", "messages in flight per link per window", "-"},
+    {"iterations", ParamKind::integer, "4", "", "1", "10000000", "windows per point", "-"},
+    {"bidirectional", ParamKind::boolean, "true", "", "", "", "neighbours flood back at the same time", "-"},
+};
+const ParamTable kParams{"workload (name: flood)", "Bandwidth over 1..k distinct torus links at once.", kSpecs};
+
+constexpr rt::Tag kData = 1;
+constexpr rt::Tag kAck = 2;
+
+// One node on each distinct (dimension, direction) link out of `node`'s router, in the order
+// +d0, -d0, +d1, -d1, ... Size-2 rings are skipped: both directions reach the same node.
+std::vector<NodeId> link_neighbours(const topo::Topology& t, NodeId node) {
+  std::map<topo::RouterId, NodeId> node_on_router;
+  for (NodeId n = t.node_count() - 1; n >= 0; --n) node_on_router[t.router_of(n)] = n;
+  std::map<std::pair<int, int>, NodeId> by_direction;  // (dim, -direction) sorts + before -
+  for (const auto& edge : boost::make_iterator_range(boost::out_edges(t.router_of(node), t.graph()))) {
+    const auto& link = t.link(t.graph()[edge].link);
+    if (link.kind != topo::LinkKind::network || link.lane != 0 || link.dim < 0) continue;
+    const auto target = node_on_router.find(link.to);
+    if (target == node_on_router.end()) continue;
+    by_direction.emplace(std::make_pair(int{link.dim}, -int{link.direction}), target->second);
+  }
+  std::vector<NodeId> out;
+  std::map<NodeId, int> seen;
+  for (const auto& [_, n] : by_direction) ++seen[n];
+  for (const auto& [_, n] : by_direction)
+    if (seen[n] == 1) out.push_back(n);
+  return out;
+}
+
+class Flood final : public Workload {
+ public:
+  explicit Flood(const ParamReader& r)
+      : links_(r.integers("links")),
+        sizes_(r.sizes("sizes")),
+        window_(r.integer("window")),
+        iterations_(r.integer("iterations")),
+        bidirectional_(r.boolean("bidirectional")) {}
+
+  void check(const rt::Job& job, const Where& where) const override {
+    Workload::check(job, where);
+    const auto neighbours = link_neighbours(*job.machine.topology, job.node_of(0));
+    for (auto k : links_)
+      if (k > static_cast<std::int64_t>(neighbours.size()))
+        (where / "links").fail("flooding " + std::to_string(k) + " links needs as many distinct neighbours; node " +
+                               std::to_string(job.node_of(0)) + " has " + std::to_string(neighbours.size()));
+    for (NodeId n : neighbours)
+      if (rank_on(job, n) < 0) where.fail("node " + std::to_string(n) + " (a neighbour of rank 0) is not in the job");
+  }
+
+  void start(rt::MessagingLayer& layer) override {
+    const auto& job = layer.job();
+    neighbour_ranks_.clear();
+    for (NodeId n : link_neighbours(*job.machine.topology, job.node_of(0))) neighbour_ranks_.push_back(rank_on(job, n));
+    elapsed_.assign(links_.size() * sizes_.size(), 0);
+    layer.kernel().spawn(root(Comm(layer, 0)));
+    for (std::size_t i = 0; i < neighbour_ranks_.size(); ++i)
+      layer.kernel().spawn(neighbour(Comm(layer, neighbour_ranks_[i]), static_cast<int>(i)));
+  }
+
+  void finish(RunOutput& out) const override {
+    auto& table = out.add_series("flood", {"links", "size_bytes", "bandwidth_MBps"});
+    double peak = 0;
+    for (std::size_t l = 0; l < links_.size(); ++l) {
+      for (std::size_t s = 0; s < sizes_.size(); ++s) {
+        const Bytes moved = links_[l] * window_ * iterations_ * sizes_[s] * (bidirectional_ ? 2 : 1);
+        const double mbps = megabytes_per_second(moved, elapsed_[l * sizes_.size() + s]);
+        table.add({static_cast<double>(links_[l]), static_cast<double>(sizes_[s]), mbps});
+        peak = std::max(peak, mbps);
+      }
+    }
+    out.metrics["peak_bandwidth_MBps"] = peak;
+  }
+
+ private:
+  static Rank rank_on(const rt::Job& job, NodeId n) {
+    for (Rank r = 0; r < job.size(); ++r)
+      if (job.node_of(r) == n) return r;
+    return -1;
+  }
+
+  Task<> root(Comm c) {
+    for (std::size_t l = 0; l < links_.size(); ++l) {
+      for (std::size_t s = 0; s < sizes_.size(); ++s) {
+        const Time begin = c.now();
+        for (std::int64_t k = 0; k < iterations_; ++k) co_await root_window(c, static_cast<int>(links_[l]), sizes_[s]);
+        elapsed_[l * sizes_.size() + s] = c.now() - begin;
+      }
+    }
+  }
+
+  Task<> root_window(Comm c, int links, Bytes size) {
+    std::vector<rt::Request> pending;
+    if (bidirectional_)
+      for (int i = 0; i < links; ++i)
+        for (std::int64_t m = 0; m < window_; ++m) pending.push_back(c.irecv(neighbour_ranks_[i], kData));
+    for (std::int64_t m = 0; m < window_; ++m)
+      for (int i = 0; i < links; ++i) pending.push_back(co_await c.isend(neighbour_ranks_[i], size, kData));
+    co_await Comm::wait_all(pending);
+    for (int i = 0; i < links; ++i) co_await c.recv(neighbour_ranks_[i], kAck);
+  }
+
+  Task<> neighbour(Comm c, int index) {
+    for (const auto links : links_) {
+      if (index >= links) continue;
+      for (const Bytes size : sizes_) {
+        for (std::int64_t k = 0; k < iterations_; ++k) {
+          std::vector<rt::Request> pending;
+          for (std::int64_t m = 0; m < window_; ++m) pending.push_back(c.irecv(0, kData));
+          if (bidirectional_)
+            for (std::int64_t m = 0; m < window_; ++m) pending.push_back(co_await c.isend(0, size, kData));
+          co_await Comm::wait_all(pending);
+          co_await c.send(0, 0, kAck);
+        }
+      }
+    }
+  }
+
+  std::vector<std::int64_t> links_;
+  std::vector<Bytes> sizes_;
+  std::int64_t window_, iterations_;
+  bool bidirectional_;
+  std::vector<Rank> neighbour_ranks_;
+  std::vector<Time> elapsed_;
+};
+
+}  // namespace
+
+const WorkloadEntry kFloodWorkload{
+    "flood", "rank 0 floods 1..k neighbours over distinct torus links at once", &kParams,
+    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<Flood>(r); }};
+
+}  // namespace torsim::apps

@@ -1,0 +1,90 @@
+// Message rate (after osu_mbw_mr): `pairs` senders (ranks 0..pairs-1) each stream windows of
+// messages to a receiver (ranks pairs..2*pairs-1); the rate is messages per second overall.
+#include <memory>
+
+#include "models/apps/micro.hpp"
+
+namespace torsim::apps {
+namespace {
+
+constexpr ParamSpec kSpecs[] = {
+    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
+    {"sizes", ParamKind::size_list, "[\"8B\"]", "B", "0B", "1GiB", "message sizes swept", "-"},
+    {"pairs", ParamKind::integer, "1", "", "1", "", "sender/receiver pairs", "-"},
+    {"window", ParamKind::integer, "64", "", "1", "100000", "messages per window", "-"},
+    {"iterations", ParamKind::integer, "20", "", "1", "10000000", "timed windows per size", "-"},
+};
+const ParamTable kParams{"workload (name: message_rate)", "Messages per second between rank pairs.", kSpecs};
+
+constexpr rt::Tag kData = 1;
+constexpr rt::Tag kAck = 2;
+
+class MessageRate final : public Workload {
+ public:
+  explicit MessageRate(const ParamReader& r)
+      : sizes_(r.sizes("sizes")),
+        pairs_(static_cast<int>(r.integer("pairs"))),
+        window_(r.integer("window")),
+        iterations_(r.integer("iterations")) {}
+
+  int minimum_ranks() const override { return 2 * pairs_; }
+
+  void start(rt::MessagingLayer& layer) override {
+    elapsed_.assign(sizes_.size(), 0);
+    for (Rank p = 0; p < pairs_; ++p) {
+      layer.kernel().spawn(sender(Comm(layer, p), pairs_ + p));
+      layer.kernel().spawn(receiver(Comm(layer, pairs_ + p), p));
+    }
+  }
+
+  void finish(RunOutput& out) const override {
+    auto& table = out.add_series("message_rate", {"size_bytes", "million_messages_per_s"});
+    double best = 0;
+    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      const double messages = static_cast<double>(pairs_ * window_ * iterations_);
+      const double rate = elapsed_[i] > 0 ? messages / to_seconds(elapsed_[i]) / 1e6 : 0;
+      table.add({static_cast<double>(sizes_[i]), rate});
+      best = std::max(best, rate);
+    }
+    out.metrics["peak_million_messages_per_s"] = best;
+  }
+
+ private:
+  Task<> sender(Comm c, Rank to) {
+    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      const Time begin = c.now();
+      for (std::int64_t k = 0; k < iterations_; ++k) {
+        std::vector<rt::Request> pending;
+        for (std::int64_t m = 0; m < window_; ++m) pending.push_back(co_await c.isend(to, sizes_[i], kData));
+        co_await Comm::wait_all(pending);
+        co_await c.recv(to, kAck);
+      }
+      // The slowest pair defines the aggregate rate.
+      elapsed_[i] = std::max(elapsed_[i], c.now() - begin);
+    }
+  }
+
+  Task<> receiver(Comm c, Rank from) {
+    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      for (std::int64_t k = 0; k < iterations_; ++k) {
+        std::vector<rt::Request> pending;
+        for (std::int64_t m = 0; m < window_; ++m) pending.push_back(c.irecv(from, kData));
+        co_await Comm::wait_all(pending);
+        co_await c.send(from, 0, kAck);
+      }
+    }
+  }
+
+  std::vector<Bytes> sizes_;
+  int pairs_;
+  std::int64_t window_, iterations_;
+  std::vector<Time> elapsed_;
+};
+
+}  // namespace
+
+const WorkloadEntry kMessageRateWorkload{
+    "message_rate", "messages per second from sender ranks to receiver ranks", &kParams,
+    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<MessageRate>(r); }};
+
+}  // namespace torsim::apps

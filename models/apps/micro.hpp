@@ -1,0 +1,20 @@
+// The foundation's micro-benchmarks and traffic patterns; each file defines one entry.
+#pragma once
+
+#include "models/apps/workload.hpp"
+
+namespace torsim::apps {
+
+extern const WorkloadEntry kPingPongWorkload;
+extern const WorkloadEntry kBandwidthWorkload;
+extern const WorkloadEntry kMessageRateWorkload;
+extern const WorkloadEntry kFloodWorkload;
+extern const WorkloadEntry kTrafficWorkload;
+
+/// One-way figures derived from a timed loop: microseconds and MB/s (1 MB = 10^6 B).
+inline double microseconds(Time t) { return to_microseconds(t); }
+inline double megabytes_per_second(Bytes bytes, Time t) {
+  return t > 0 ? static_cast<double>(bytes) / to_seconds(t) / 1e6 : 0.0;
+}
+
+}  // namespace torsim::apps

@@ -1,0 +1,91 @@
+// Ping-pong: rank 0 and a peer bounce one message back and forth; one-way latency is half
+// the round trip. With operation "put" or "get", rank 0 times one-sided operations to the
+// peer until remote completion instead.
+#include <memory>
+
+#include "models/apps/micro.hpp"
+
+namespace torsim::apps {
+namespace {
+
+constexpr ParamSpec kSpecs[] = {
+    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
+    {"sizes", ParamKind::size_list, R"({"from": "8B", "to": "1MiB", "factor": 2})", "B", "0B", "1GiB",
+     "message sizes swept: a list, or {\"from\", \"to\", \"factor\"}", "-"},
+    {"iterations", ParamKind::integer, "20", "", "1", "10000000", "timed round trips per size", "-"},
+    {"warmup", ParamKind::integer, "2", "", "0", "10000000", "untimed round trips before timing", "-"},
+    {"peer", ParamKind::integer, "1", "", "1", "", "the rank that answers rank 0", "-"},
+    {"operation", ParamKind::choice, "send_recv", "", "", "",
+     "send_recv: two-sided ping-pong; put / get: one-sided operations timed to remote completion", "-",
+     "send_recv|put|get"},
+};
+const ParamTable kParams{"workload (name: pingpong)", "Latency over a size sweep between two ranks.", kSpecs};
+
+class PingPong final : public Workload {
+ public:
+  explicit PingPong(const ParamReader& r)
+      : sizes_(r.sizes("sizes")),
+        iterations_(r.integer("iterations")),
+        warmup_(r.integer("warmup")),
+        peer_(static_cast<Rank>(r.integer("peer"))),
+        operation_(r.text("operation")) {}
+
+  int minimum_ranks() const override { return peer_ + 1; }
+
+  void start(rt::MessagingLayer& layer) override {
+    latency_.assign(sizes_.size(), 0);
+    layer.kernel().spawn(initiator(Comm(layer, 0)));
+    if (operation_ == "send_recv") layer.kernel().spawn(responder(Comm(layer, peer_)));
+  }
+
+  void finish(RunOutput& out) const override {
+    auto& table = out.add_series("latency", {"size_bytes", "latency_us", "bandwidth_MBps"});
+    for (std::size_t i = 0; i < sizes_.size(); ++i)
+      table.add({static_cast<double>(sizes_[i]), microseconds(latency_[i]),
+                 megabytes_per_second(sizes_[i], latency_[i])});
+    out.metrics["smallest_size_latency_us"] = microseconds(latency_.front());
+    out.metrics["largest_size_latency_us"] = microseconds(latency_.back());
+    out.metrics["largest_size_bandwidth_MBps"] = megabytes_per_second(sizes_.back(), latency_.back());
+  }
+
+ private:
+  Task<> one_round(Comm c, Bytes size) {
+    if (operation_ == "put") co_return co_await c.put(peer_, size);
+    if (operation_ == "get") co_return co_await c.get(peer_, size);
+    co_await c.send(peer_, size);
+    co_await c.recv(peer_);
+  }
+
+  Task<> initiator(Comm c) {
+    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      for (std::int64_t k = 0; k < warmup_; ++k) co_await one_round(c, sizes_[i]);
+      const Time begin = c.now();
+      for (std::int64_t k = 0; k < iterations_; ++k) co_await one_round(c, sizes_[i]);
+      const Time per_round = (c.now() - begin) / iterations_;
+      latency_[i] = operation_ == "send_recv" ? per_round / 2 : per_round;
+    }
+  }
+
+  Task<> responder(Comm c) {
+    for (const Bytes size : sizes_) {
+      for (std::int64_t k = 0; k < warmup_ + iterations_; ++k) {
+        co_await c.recv(0);
+        co_await c.send(0, size);
+      }
+    }
+  }
+
+  std::vector<Bytes> sizes_;
+  std::int64_t iterations_, warmup_;
+  Rank peer_;
+  std::string operation_;
+  std::vector<Time> latency_;
+};
+
+}  // namespace
+
+const WorkloadEntry kPingPongWorkload{
+    "pingpong", "two ranks bounce a message; one-way latency over a size sweep", &kParams,
+    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<PingPong>(r); }};
+
+}  // namespace torsim::apps

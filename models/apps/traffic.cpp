@@ -1,0 +1,227 @@
+// Synthetic traffic patterns. Every rank sends `messages` messages of `size` to each of its
+// destinations, keeping at most `window` sends outstanding; arrivals are counted by an
+// active-message handler that costs no simulated time. Reports completion time, aggregate and
+// per-source throughput, and message latency. "latency_map" instead measures, one message at
+// a time on a quiet network, the one-way latency from rank 0 to every other rank.
+#include <algorithm>
+#include <memory>
+
+#include "models/apps/micro.hpp"
+#include "sim/random.hpp"
+
+namespace torsim::apps {
+namespace {
+
+constexpr ParamSpec kSpecs[] = {
+    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
+    {"pattern", ParamKind::choice, kRequired, "", "", "",
+     "shift: i -> i+distance; nearest_neighbor: each torus neighbour of the rank's node; random_permutation: a "
+     "random cyclic permutation; all_to_all: every other rank; incast: all -> rank 0; bit_complement: i -> ~i; "
+     "uniform_random: a random other rank per message; latency_map: rank 0 to each rank in turn",
+     "-", "shift|nearest_neighbor|random_permutation|all_to_all|incast|bit_complement|uniform_random|latency_map"},
+    {"size", ParamKind::size, "4KiB", "B", "0B", "1GiB", "message size", "-"},
+    {"messages", ParamKind::integer, "1", "", "1", "1000000000",
+     "messages per destination (uniform_random: per rank)", "-"},
+    {"window", ParamKind::integer, "4", "", "1", "1000000", "sends outstanding per rank", "-"},
+    {"distance", ParamKind::integer, "1", "", "", "", "shift distance in ranks", "-"},
+};
+const ParamTable kParams{"workload (name: traffic)", "Synthetic traffic patterns.", kSpecs};
+
+// Neighbour ranks of `r` in each dimension and direction of its node's router, with the same
+// local index on the neighbour node. Duplicates (size-2 rings) are kept: both links are used.
+std::vector<Rank> torus_neighbours(const rt::Job& job, const std::vector<Rank>& first_rank_on_node, Rank r) {
+  const auto& t = *job.machine.topology;
+  std::vector<Rank> out;
+  const NodeId node = job.node_of(r);
+  const auto offset = job.placement.local_index(r);
+  const NodeId slot = node - t.router_of(node) * (t.node_count() / t.router_count());
+  for (const auto& edge : boost::make_iterator_range(boost::out_edges(t.router_of(node), t.graph()))) {
+    const auto& link = t.link(t.graph()[edge].link);
+    if (link.kind != topo::LinkKind::network || link.lane != 0) continue;
+    const NodeId target = link.to * (t.node_count() / t.router_count()) + slot;
+    const Rank first = first_rank_on_node[static_cast<std::size_t>(target)];
+    if (first >= 0) out.push_back(first + (job.placement.round_robin ? offset * static_cast<Rank>(job.placement.nodes.size()) : offset));
+  }
+  return out;
+}
+
+class Traffic final : public Workload {
+ public:
+  explicit Traffic(const ParamReader& r)
+      : pattern_(r.text("pattern")),
+        size_(r.size("size")),
+        messages_(r.integer("messages")),
+        window_(r.integer("window")),
+        distance_(r.integer("distance")) {}
+
+  int minimum_ranks() const override { return 2; }
+
+  void check(const rt::Job& job, const Where& where) const override {
+    Workload::check(job, where);
+    const int n = job.size();
+    if (pattern_ == "bit_complement" && (n & (n - 1)) != 0)
+      (where / "pattern").fail("bit_complement needs a power-of-two number of ranks; the job has " + std::to_string(n));
+    if (pattern_ == "nearest_neighbor" && job.machine.topology->type() != "torus" &&
+        job.machine.topology->type() != "mesh")
+      (where / "pattern").fail("nearest_neighbor needs a torus or mesh machine");
+  }
+
+  void start(rt::MessagingLayer& layer) override {
+    job_ = &layer.job();
+    const auto n = static_cast<std::size_t>(layer.size());
+    first_send_.assign(n, kNever);
+    last_arrival_.assign(n, 0);
+    bytes_from_.assign(n, 0);
+    prepare_destinations(layer.job());
+    handler_ = layer.register_handler(rt::InstantHandler([this](Comm c, const Envelope& e) { arrived(c, e); }));
+    if (pattern_ == "latency_map") return layer.kernel().spawn(map_latency(Comm(layer, 0)));
+    spawn_all(layer, [this](Comm c) { return send_all(c); });
+  }
+
+  void finish(RunOutput& out) const override {
+    if (pattern_ == "latency_map") return finish_latency_map(out);
+    Time completion = 0;
+    for (Time t : last_arrival_) completion = std::max(completion, t);
+    out.metrics["completion_time_us"] = microseconds(completion);
+    out.metrics["messages_delivered"] = static_cast<double>(delivered_);
+    out.metrics["aggregate_throughput_GBps"] = megabytes_per_second(delivered_bytes_, completion) / 1000.0;
+    out.metrics["mean_latency_us"] = delivered_ ? microseconds(latency_sum_ / static_cast<Time>(delivered_)) : 0.0;
+    out.metrics["max_latency_us"] = microseconds(latency_max_);
+    add_per_source(out);
+  }
+
+ private:
+  void prepare_destinations(const rt::Job& job) {
+    const int n = job.size();
+    if (pattern_ == "random_permutation") {
+      // Sattolo's algorithm: a uniformly random n-cycle, so no rank sends to itself.
+      permutation_.resize(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) permutation_[static_cast<std::size_t>(i)] = i;
+      Rng rng = job.rng(1);
+      for (int i = n - 1; i > 0; --i) std::swap(permutation_[static_cast<std::size_t>(i)], permutation_[rng.below(static_cast<std::uint64_t>(i))]);
+    }
+    if (pattern_ == "nearest_neighbor") {
+      first_rank_on_node_.assign(static_cast<std::size_t>(job.machine.node_count()), -1);
+      for (Rank r = n - 1; r >= 0; --r)
+        if (job.placement.local_index(r) == 0) first_rank_on_node_[static_cast<std::size_t>(job.node_of(r))] = r;
+    }
+  }
+
+  std::vector<Rank> destinations(Comm c) const {
+    const Rank me = c.rank();
+    const int n = c.size();
+    if (pattern_ == "shift") return {static_cast<Rank>(((me + distance_) % n + n) % n)};
+    if (pattern_ == "random_permutation") return {permutation_[static_cast<std::size_t>(me)]};
+    if (pattern_ == "incast") return me == 0 ? std::vector<Rank>{} : std::vector<Rank>{0};
+    if (pattern_ == "bit_complement") return {static_cast<Rank>(~me & (n - 1))};
+    if (pattern_ == "nearest_neighbor") return torus_neighbours(*job_, first_rank_on_node_, me);
+    std::vector<Rank> all;  // all_to_all, staggered so that rank i starts with i+1
+    for (int step = 1; step < n; ++step) all.push_back((me + step) % n);
+    return all;
+  }
+
+  Task<> send_all(Comm c) {
+    std::vector<rt::Request> window(static_cast<std::size_t>(window_));
+    Rng rng = job_->rng(1000 + static_cast<std::uint64_t>(c.rank()));
+    const bool random = pattern_ == "uniform_random";
+    const auto fixed = random ? std::vector<Rank>{} : destinations(c);
+    const std::int64_t total = random ? messages_ : messages_ * static_cast<std::int64_t>(fixed.size());
+    if (total > 0) first_send_[static_cast<std::size_t>(c.rank())] = c.now();
+    for (std::int64_t k = 0; k < total; ++k) {
+      auto& slot = window[static_cast<std::size_t>(k % window_)];
+      if (k >= window_) co_await slot;
+      const Rank dst = random ? random_other(rng, c) : fixed[static_cast<std::size_t>(k) % fixed.size()];
+      slot = co_await c.am_isend(dst, handler_, size_, static_cast<std::uint64_t>(c.now()));
+      bytes_from_[static_cast<std::size_t>(c.rank())] += size_;
+    }
+    for (auto& pending : window)
+      if (pending.valid()) co_await pending;
+  }
+
+  static Rank random_other(Rng& rng, Comm c) {
+    const auto pick = static_cast<Rank>(rng.below(static_cast<std::uint64_t>(c.size() - 1)));
+    return pick < c.rank() ? pick : pick + 1;
+  }
+
+  void arrived(Comm c, const Envelope& e) {
+    const Time latency = c.now() - static_cast<Time>(e.word);
+    ++delivered_;
+    delivered_bytes_ += e.size;
+    latency_sum_ += latency;
+    latency_max_ = std::max(latency_max_, latency);
+    last_arrival_[static_cast<std::size_t>(e.src)] = std::max(last_arrival_[static_cast<std::size_t>(e.src)], c.now());
+    if (waiting_) {
+      map_latency_.push_back(latency);
+      waiting_->fire();
+    }
+  }
+
+  // Rank 0 sends to each rank in turn and waits for the arrival before the next.
+  Task<> map_latency(Comm c) {
+    for (Rank dst = 1; dst < c.size(); ++dst) {
+      Trigger arrival(c.kernel());
+      waiting_ = &arrival;
+      co_await c.am_send(dst, handler_, size_, static_cast<std::uint64_t>(c.now()));
+      co_await arrival;
+      waiting_ = nullptr;
+    }
+  }
+
+  void finish_latency_map(RunOutput& out) const {
+    auto& table = out.add_series("latency_map", {"rank", "node", "hops", "latency_us"});
+    const auto& t = *job_->machine.topology;
+    Time lo = kNever, hi = 0, sum = 0;
+    for (std::size_t i = 0; i < map_latency_.size(); ++i) {
+      const auto dst = static_cast<Rank>(i + 1);
+      table.add({static_cast<double>(dst), static_cast<double>(job_->node_of(dst)),
+                 static_cast<double>(t.hops(job_->node_of(0), job_->node_of(dst))), microseconds(map_latency_[i])});
+      lo = std::min(lo, map_latency_[i]);
+      hi = std::max(hi, map_latency_[i]);
+      sum += map_latency_[i];
+    }
+    out.metrics["min_latency_us"] = microseconds(lo);
+    out.metrics["max_latency_us"] = microseconds(hi);
+    out.metrics["mean_latency_us"] = microseconds(sum / static_cast<Time>(std::max<std::size_t>(1, map_latency_.size())));
+  }
+
+  // Per-source throughput: bytes a rank sent over the time from its first send to the last
+  // arrival of its messages (for single-destination patterns, the per-flow throughput).
+  void add_per_source(RunOutput& out) const {
+    double lo = 0, hi = 0, sum = 0;
+    std::size_t sources = 0;
+    for (std::size_t r = 0; r < bytes_from_.size(); ++r) {
+      if (bytes_from_[r] == 0) continue;
+      const double mbps = megabytes_per_second(bytes_from_[r], last_arrival_[r] - first_send_[r]);
+      lo = sources == 0 ? mbps : std::min(lo, mbps);
+      hi = std::max(hi, mbps);
+      sum += mbps;
+      ++sources;
+    }
+    out.metrics["per_source_throughput_min_MBps"] = lo;
+    out.metrics["per_source_throughput_mean_MBps"] = sources ? sum / static_cast<double>(sources) : 0.0;
+    out.metrics["per_source_throughput_max_MBps"] = hi;
+  }
+
+  std::string pattern_;
+  Bytes size_;
+  std::int64_t messages_, window_, distance_;
+  const rt::Job* job_ = nullptr;
+  rt::HandlerId handler_ = 0;
+  std::vector<Rank> permutation_;
+  std::vector<Rank> first_rank_on_node_;
+  std::vector<Time> first_send_, last_arrival_;
+  std::vector<Bytes> bytes_from_;
+  std::uint64_t delivered_ = 0;
+  Bytes delivered_bytes_ = 0;
+  Time latency_sum_ = 0, latency_max_ = 0;
+  std::vector<Time> map_latency_;
+  Trigger* waiting_ = nullptr;
+};
+
+}  // namespace
+
+const WorkloadEntry kTrafficWorkload{
+    "traffic", "synthetic traffic patterns: shift, neighbours, permutation, all-to-all, incast, latency map", &kParams,
+    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<Traffic>(r); }};
+
+}  // namespace torsim::apps

@@ -1,0 +1,49 @@
+// Workloads: the programs ranks run, written only against the messaging-layer interface
+// (models/runtime/messaging.hpp), so each runs over every layer a machine offers.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "models/runtime/messaging.hpp"
+#include "sim/results.hpp"
+
+namespace torsim::apps {
+
+using rt::Comm;
+using rt::Envelope;
+using rt::Rank;
+using topo::NodeId;
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  /// Checks the job can run the workload (enough ranks, a torus, ...); errors name `where`.
+  virtual void check(const rt::Job& job, const Where& where) const;
+  /// Registers handlers and spawns the rank programs.
+  virtual void start(rt::MessagingLayer& layer) = 0;
+  /// After the simulation ran dry: metrics and series.
+  virtual void finish(RunOutput& out) const = 0;
+  /// Ranks needed at least.
+  virtual int minimum_ranks() const { return 1; }
+};
+
+struct WorkloadEntry {
+  std::string_view name;
+  std::string_view description;
+  const ParamTable* params;
+  std::unique_ptr<Workload> (*make)(const ParamReader&);
+};
+const std::vector<WorkloadEntry>& workloads();
+
+/// The scenario's "workload" object: {"name": "pingpong", ...parameters}.
+std::unique_ptr<Workload> make_workload(const Json& spec, const Where& where);
+
+/// Spawns `program(Comm(layer, r))` for every rank r.
+template <class Program>
+void spawn_all(rt::MessagingLayer& layer, Program program) {
+  for (Rank r = 0; r < layer.size(); ++r) layer.kernel().spawn(program(Comm(layer, r)));
+}
+
+}  // namespace torsim::apps

@@ -1,0 +1,44 @@
+#include "models/network/analytic.hpp"
+
+#include <algorithm>
+
+namespace torsim::net {
+
+namespace {
+constexpr ParamSpec kSpecs[] = {
+    {"model", ParamKind::text, "packet", "", "", "", "network model: packet, analytic or another listed in this reference", "-"},
+};
+}  // namespace
+
+const ParamTable kAnalyticModelParams{"network (model: analytic)", "Contention-free latency + size / bandwidth.",
+                                      kSpecs};
+
+void AnalyticModel::start(const TransferRequest& request) {
+  ++counters_.messages;
+  counters_.payload_bytes += request.bytes;
+  const Time now = kernel_.now();
+  if (request.src == request.dst) {
+    ++counters_.intra_node_messages;
+    memory_busy_[static_cast<std::size_t>(request.src)] += memcpy_time(request.bytes) - machine_.node.memcpy_latency;
+    notify(now + memcpy_time(request.bytes), request.on_injected);
+    notify(now + memcpy_time(request.bytes), request.on_delivered);
+    return;
+  }
+  const Bytes wire = machine_.packet.wire_bytes(request.bytes);
+  counters_.wire_bytes += wire;
+  ++counters_.trains;
+  topology_.route(request.src, request.dst, route_);
+  Time latency = machine_.node.nic_latency;
+  Rate bottleneck = INT64_MAX;
+  for (LinkId l : route_) {
+    const auto& link = topology_.link(l);
+    latency += link.latency;
+    bottleneck = std::min(bottleneck, link.bandwidth);
+    link_busy_[static_cast<std::size_t>(l)] += transfer_time(wire, link.bandwidth);
+  }
+  const auto& injection = topology_.link(route_.front());
+  notify(now + machine_.node.nic_latency + transfer_time(wire, injection.bandwidth), request.on_injected);
+  notify(now + latency + transfer_time(wire, bottleneck), request.on_delivered);
+}
+
+}  // namespace torsim::net

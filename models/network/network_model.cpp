@@ -1,0 +1,55 @@
+#include "models/network/network_model.hpp"
+
+#include "models/network/analytic.hpp"
+#include "models/network/packet.hpp"
+
+namespace torsim::net {
+
+NetworkModel::NetworkModel(Kernel& kernel, const Machine& machine)
+    : kernel_(kernel),
+      machine_(machine),
+      topology_(*machine.topology),
+      link_busy_(static_cast<std::size_t>(topology_.link_count()), 0),
+      memory_busy_(static_cast<std::size_t>(topology_.node_count()), 0) {}
+
+Time NetworkModel::memcpy_time(Bytes bytes) const {
+  return machine_.node.memcpy_latency + transfer_time(bytes, machine_.node.memcpy_bandwidth);
+}
+
+namespace {
+
+std::unique_ptr<NetworkModel> make_packet(const ParamReader& r, Kernel& kernel, const Machine& machine) {
+  return std::make_unique<PacketModel>(kernel, machine, r.size("train_bytes"));
+}
+
+std::unique_ptr<NetworkModel> make_analytic(const ParamReader&, Kernel& kernel, const Machine& machine) {
+  return std::make_unique<AnalyticModel>(kernel, machine);
+}
+
+}  // namespace
+
+const std::vector<NetworkModelEntry>& network_models() {
+  static const std::vector<NetworkModelEntry> entries{
+      {"packet", "packet trains, cut-through timing, per-link contention (default)", &kPacketModelParams,
+       make_packet},
+      {"analytic", "contention-free latency + size / bandwidth, for very large runs", &kAnalyticModelParams,
+       make_analytic},
+  };
+  return entries;
+}
+
+std::unique_ptr<NetworkModel> make_network_model(const Json& spec, const Where& where, Kernel& kernel,
+                                                 const Machine& machine) {
+  if (!spec.is_object()) where.fail("expected an object such as {\"model\": \"packet\"}, got " + preview(spec));
+  if (spec.contains("model") && !spec["model"].is_string())
+    (where / "model").fail("expected a model name string, got " + preview(spec["model"]));
+  const std::string model = spec.value("model", std::string("packet"));
+  std::string valid;
+  for (const auto& e : network_models()) {
+    if (e.name == model) return e.make(ParamReader(spec, where, *e.params), kernel, machine);
+    valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+  }
+  (where / "model").fail("unknown network model '" + model + "'; valid values are: " + valid);
+}
+
+}  // namespace torsim::net

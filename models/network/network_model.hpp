@@ -1,0 +1,79 @@
+// Network models answer "when does each byte arrive" for a transfer between two nodes, on
+// the route the topology gives. The messaging layers above see only this interface, so the
+// packet model, the analytic model and the SimGrid backend are interchangeable.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "sim/kernel.hpp"
+#include "sim/machine.hpp"
+
+namespace torsim::net {
+
+using topo::LinkId;
+using topo::NodeId;
+
+struct TransferRequest {
+  NodeId src = 0;
+  NodeId dst = 0;
+  Bytes bytes = 0;        // payload; the model adds packet headers
+  Callback on_injected;   // local completion: the last byte has left the source (optional)
+  Callback on_delivered;  // remote completion: the last byte is at the destination
+};
+
+struct NetworkCounters {
+  std::uint64_t messages = 0;
+  std::uint64_t intra_node_messages = 0;
+  std::uint64_t trains = 0;
+  Bytes payload_bytes = 0;
+  Bytes wire_bytes = 0;
+};
+
+class NetworkModel {
+ public:
+  NetworkModel(Kernel& kernel, const Machine& machine);
+  virtual ~NetworkModel() = default;
+  virtual std::string_view name() const = 0;
+
+  /// Starts a transfer at the kernel's current time. The callbacks run as kernel events.
+  virtual void start(const TransferRequest& request) = 0;
+
+  const NetworkCounters& counters() const { return counters_; }
+  /// Serialisation time booked on each link so far (index: LinkId).
+  const std::vector<Time>& link_busy() const { return link_busy_; }
+  /// Serialisation time booked on each node's intra-node copy path (index: NodeId).
+  const std::vector<Time>& memory_busy() const { return memory_busy_; }
+  const Machine& machine() const { return machine_; }
+
+ protected:
+  /// Uncontended time of an intra-node transfer: latency + bytes / memcpy bandwidth.
+  Time memcpy_time(Bytes bytes) const;
+  void notify(Time when, const Callback& cb) {
+    if (cb.fn) kernel_.at(when, cb);
+  }
+
+  Kernel& kernel_;
+  const Machine& machine_;
+  const topo::Topology& topology_;
+  NetworkCounters counters_;
+  std::vector<Time> link_busy_;
+  std::vector<Time> memory_busy_;
+};
+
+/// The "network" section of a scenario: {"model": "packet", ...model options}.
+std::unique_ptr<NetworkModel> make_network_model(const Json& spec, const Where& where, Kernel& kernel,
+                                                 const Machine& machine);
+
+struct NetworkModelEntry {
+  std::string_view name;
+  std::string_view description;
+  const ParamTable* params;
+  std::unique_ptr<NetworkModel> (*make)(const ParamReader&, Kernel&, const Machine&);
+};
+/// Every model, for the "unknown model" message and the generated docs. Other backends (the
+/// SimGrid flow model) add themselves here.
+const std::vector<NetworkModelEntry>& network_models();
+
+}  // namespace torsim::net

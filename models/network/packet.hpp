@@ -1,0 +1,77 @@
+// The packet model (default): messages cut into packets of the machine's format, moved as
+// trains of whole packets with virtual cut-through timing and per-link contention.
+//
+// Mechanism, per train (at most `train_bytes` of payload, whole packets):
+//  - The head enters link i at h_i, pipelining across routers: h_{i+1} = h_i + latency_i.
+//  - On link i the train needs ser_i = its wire bytes / bandwidth_i of the link's time. It
+//    books the earliest idle window [w_i, w_i + ser_i) with w_i >= h_i and ending no earlier
+//    than its tail arrives from upstream (e_{i-1} + latency_{i-1}): a fast link after a slow
+//    one is charged only its own serialisation time, the slack stays free for other traffic.
+//  - If link i is busy when the head arrives, the head waits for the idle gap it gets.
+//  - The last byte is delivered at e_last + latency_last. Uncontended, a message therefore
+//    takes exactly nic_latency + sum(link latencies) + wire_bytes / bottleneck bandwidth.
+// Arbitration: a train books all its links when it is injected, in kernel event order
+// (first reserved, first served); a later booking may use any idle gap it fits in
+// (earliest fit, non-preemptive). Trains of one message are injected back to back, so flows
+// sharing a link interleave train by train and share it equally. Routers have unbounded
+// buffers: no backpressure, no head-of-line blocking (a documented limitation).
+#pragma once
+
+#include <vector>
+
+#include "models/network/link_timeline.hpp"
+#include "models/network/network_model.hpp"
+
+namespace torsim::net {
+
+extern const ParamTable kPacketModelParams;
+
+class PacketModel final : public NetworkModel {
+ public:
+  PacketModel(Kernel& kernel, const Machine& machine, Bytes train_bytes);
+  std::string_view name() const override { return "packet"; }
+  void start(const TransferRequest& request) override;
+
+ private:
+  struct Message {
+    TransferRequest request;
+    Bytes next_offset = 0;      // payload bytes already sent in trains
+    Time latest_delivery = 0;
+    Rate bottleneck = 0;        // slowest link of the deterministic route
+    std::vector<LinkId> route;  // deterministic route (kept for reuse across messages)
+  };
+  struct Booking {
+    Time injected;   // tail leaves the injection link
+    Time delivered;  // tail reaches the destination
+  };
+  /// A train in flight while its links are booked, hop by hop.
+  struct Train {
+    Time head;  // when the head reaches the next link
+    Time tail;  // when the tail has fully arrived at the next link's input
+    Bytes wire_start, wire_end;
+    Rate bottleneck;
+  };
+
+  void start_intra_node(const TransferRequest& request);
+  void send_next_train(std::uint64_t message_index);
+  void finish(std::uint64_t message_index);
+  Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
+  void book_adaptive_hops(Message& m, Train& train);
+  /// Books the earliest window among the candidate links (ties: first candidate), advances
+  /// the train past it, and returns the link used.
+  LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
+  /// `link` and its parallel lanes into `out`.
+  void add_lanes(LinkId link, std::vector<LinkId>& out) const;
+  Time serialisation(LinkId link, const Train& train) const;
+  std::uint64_t allocate_message();
+
+  Bytes train_payload_;  // whole packets
+  std::vector<LinkTimeline> timelines_;
+  std::vector<LinkTimeline> memory_;
+  std::vector<Message> messages_;
+  std::vector<std::uint64_t> free_messages_;
+  std::vector<LinkId> candidates_;  // scratch: links a train may take at this hop
+  std::vector<LinkId> next_hops_;   // scratch for adaptive routing
+};
+
+}  // namespace torsim::net

@@ -1,0 +1,173 @@
+// The one interface every workload is written against: two-sided send/receive, one-sided
+// put/get with completion, active messages and collectives. Each messaging layer (raw NIC,
+// MPI, Charm++, GASNet, PAMI, VIA) implements it with its own protocols and costs, so every
+// workload runs over every layer a machine offers.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "models/runtime/job.hpp"
+#include "models/runtime/request.hpp"
+#include "sim/fifo.hpp"
+
+namespace torsim::rt {
+
+class MessagingLayer;
+class Comm;
+
+using HandlerId = std::uint32_t;
+/// An active-message handler: runs on the destination rank, one at a time per rank.
+using AmHandler = std::function<Task<>(Comm, Envelope)>;
+/// A handler that takes no simulated time (bookkeeping such as arrival statistics); runs at
+/// delivery without a coroutine when the layer charges no handler overhead.
+using InstantHandler = std::function<void(Comm, const Envelope&)>;
+
+/// Collective tags live above every user tag.
+inline constexpr Tag kFirstCollectiveTag = 1 << 30;
+
+class MessagingLayer {
+ public:
+  explicit MessagingLayer(Job& job);
+  virtual ~MessagingLayer() = default;
+  virtual std::string_view name() const = 0;
+
+  Job& job() const { return job_; }
+  Kernel& kernel() const { return job_.kernel; }
+  int size() const { return job_.size(); }
+
+  // --- Two-sided. isend returns once the caller's CPU has done its part (software overhead);
+  // its request completes when the send buffer may be reused. irecv's request completes when
+  // a matching message (src or kAnySource, tag or kAnyTag) has arrived; receives match in
+  // posting order.
+  virtual Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) = 0;
+  virtual Request irecv(Rank self, Rank src, Tag tag);
+
+  // --- One-sided. Complete when the data is at its destination and the initiator knows it.
+  virtual Task<> put(Rank self, Rank target, Bytes size) = 0;
+  virtual Task<> get(Rank self, Rank target, Bytes size) = 0;
+
+  // --- Active messages: the handler runs on the destination rank. The request completes at
+  // local completion (the message has left).
+  HandlerId register_handler(AmHandler handler);
+  HandlerId register_handler(InstantHandler handler);
+  virtual Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) = 0;
+
+  // --- Collectives over all ranks of the job. Defaults are built on isend/irecv (MPICH's
+  // classic algorithms); layers with native collectives override them.
+  virtual Task<> barrier(Rank self);
+  virtual Task<> bcast(Rank self, Rank root, Bytes bytes);
+  virtual Task<> reduce(Rank self, Rank root, Bytes bytes);
+  virtual Task<> allreduce(Rank self, Bytes bytes);
+  virtual Task<> gather(Rank self, Rank root, Bytes size_per_rank);
+  virtual Task<> alltoall(Rank self, Bytes size_per_pair);
+
+  /// Local computation (or software overhead) on the rank's core.
+  virtual Task<> compute(Rank self, Time duration);
+
+ protected:
+  /// Hands an arrived two-sided message to the destination's matching engine.
+  void deliver(const Envelope& envelope);
+  /// Queues an arrived active message; the rank runs its handlers one at a time, in order.
+  void deliver_am(HandlerId handler, const Envelope& envelope);
+  /// Extra cost a layer charges before running each handler (scheduler, envelope decoding).
+  virtual Time handler_overhead(Rank) const { return 0; }
+  /// Time to combine `size` bytes in a reduction (the layer's reduction speed).
+  virtual Time reduce_time(Bytes) const { return 0; }
+  Tag next_collective_tag(Rank self);
+
+  Job& job_;
+  RequestPool requests_;
+
+ private:
+  struct PostedReceive {
+    Rank src;
+    Tag tag;
+    std::uint32_t request;
+  };
+  struct QueuedAm {
+    HandlerId handler;
+    Envelope envelope;
+  };
+  struct RankQueues {
+    Fifo<PostedReceive> posted;
+    Fifo<Envelope> unexpected;
+    Fifo<QueuedAm> active_messages;
+    bool running_handlers = false;
+    std::uint32_t collective_sequence = 0;
+  };
+  Task<> run_handlers(Rank self);
+
+  std::vector<RankQueues> ranks_;
+  struct Handler {
+    AmHandler coroutine;
+    InstantHandler instant;
+  };
+  std::deque<Handler> handlers_;  // a deque: running handler coroutines refer to them
+};
+
+/// A rank's view of its messaging layer: what workload code holds.
+class Comm {
+ public:
+  Comm(MessagingLayer& layer, Rank rank) : layer_(&layer), rank_(rank) {}
+  Rank rank() const { return rank_; }
+  int size() const { return layer_->size(); }
+  Kernel& kernel() const { return layer_->kernel(); }
+  Time now() const { return kernel().now(); }
+  MessagingLayer& layer() const { return *layer_; }
+  NodeId node() const { return layer_->job().node_of(rank_); }
+
+  Task<Request> isend(Rank dst, Bytes size, Tag tag = 0, std::uint64_t word = 0) const {
+    return layer_->isend(rank_, dst, size, tag, word);
+  }
+  Request irecv(Rank src = kAnySource, Tag tag = kAnyTag) const { return layer_->irecv(rank_, src, tag); }
+  Task<> send(Rank dst, Bytes size, Tag tag = 0, std::uint64_t word = 0) const {
+    return send_and_wait(*this, dst, size, tag, word);
+  }
+  Task<Envelope> recv(Rank src = kAnySource, Tag tag = kAnyTag) const { return receive_and_wait(*this, src, tag); }
+  static Task<> wait_all(std::vector<Request>& requests);
+
+  Task<> put(Rank target, Bytes size) const { return layer_->put(rank_, target, size); }
+  Task<> get(Rank target, Bytes size) const { return layer_->get(rank_, target, size); }
+  Task<Request> am_isend(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0) const {
+    return layer_->am_isend(rank_, dst, handler, size, word);
+  }
+  Task<> am_send(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0) const {
+    return am_send_and_wait(*this, dst, handler, size, word);
+  }
+  Task<> barrier() const { return layer_->barrier(rank_); }
+  Task<> bcast(Rank root, Bytes size) const { return layer_->bcast(rank_, root, size); }
+  Task<> reduce(Rank root, Bytes size) const { return layer_->reduce(rank_, root, size); }
+  Task<> allreduce(Bytes size) const { return layer_->allreduce(rank_, size); }
+  Task<> gather(Rank root, Bytes size_per_rank) const { return layer_->gather(rank_, root, size_per_rank); }
+  Task<> alltoall(Bytes size_per_pair) const { return layer_->alltoall(rank_, size_per_pair); }
+  Task<> compute(Time duration) const { return layer_->compute(rank_, duration); }
+
+ private:
+  // Coroutines take the Comm by value: a temporary Comm may die before they finish.
+  static Task<> send_and_wait(Comm c, Rank dst, Bytes size, Tag tag, std::uint64_t word);
+  static Task<Envelope> receive_and_wait(Comm c, Rank src, Tag tag);
+  static Task<> am_send_and_wait(Comm c, Rank dst, HandlerId handler, Bytes size, std::uint64_t word);
+
+  MessagingLayer* layer_;
+  Rank rank_;
+};
+
+/// The "runtime" section of a scenario: {"layer": "raw", ...overrides of the machine's
+/// calibrated parameters for that layer}.
+std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Where& where, Job& job);
+
+struct MessagingLayerEntry {
+  std::string_view name;
+  std::string_view description;
+  const ParamTable* params;
+  /// Builds the layer from its parameters (the machine's runtimes.<name> merged with the
+  /// scenario's overrides).
+  std::unique_ptr<MessagingLayer> (*make)(const ParamReader&, Job&);
+};
+const std::vector<MessagingLayerEntry>& messaging_layers();
+
+}  // namespace torsim::rt

@@ -1,0 +1,82 @@
+#include "models/runtime/raw.hpp"
+
+namespace torsim::rt {
+
+namespace {
+constexpr ParamSpec kSpecs[] = {
+    {"layer", ParamKind::text, "raw", "", "", "", "messaging layer name", "-"},
+};
+
+// A one-sided operation in progress: lives in the initiator's coroutine frame.
+struct OneSided {
+  net::NetworkModel* network;
+  NodeId initiator, target;
+  Bytes size;
+  Trigger done;
+};
+
+void fire(void* ctx, std::uint64_t) { static_cast<OneSided*>(ctx)->done.fire(); }
+
+// The data (or the request) reached the target: send the ack (or the data) back.
+void reply_with(void* ctx, std::uint64_t reply_bytes) {
+  auto* op = static_cast<OneSided*>(ctx);
+  op->network->start({op->target, op->initiator, static_cast<Bytes>(reply_bytes), {}, {fire, op, 0}});
+}
+
+}  // namespace
+
+const ParamTable kRawLayerParams{"runtime (layer: raw)", "NIC-level transfers with no software overhead.", kSpecs};
+
+std::uint32_t RawLayer::track(const InFlight& message) {
+  if (free_in_flight_.empty()) {
+    in_flight_.push_back(message);
+    return static_cast<std::uint32_t>(in_flight_.size() - 1);
+  }
+  const auto index = free_in_flight_.back();
+  free_in_flight_.pop_back();
+  in_flight_[index] = message;
+  return index;
+}
+
+void RawLayer::arrived(std::uint64_t index) {
+  const InFlight message = in_flight_[index];
+  free_in_flight_.push_back(static_cast<std::uint32_t>(index));
+  if (message.active_message) deliver_am(message.handler, message.envelope);
+  else deliver(message.envelope);
+}
+
+void RawLayer::sent(std::uint64_t request_index) { requests_.complete(static_cast<std::uint32_t>(request_index)); }
+
+Request RawLayer::start_send(const InFlight& message) {
+  const auto request = requests_.allocate();
+  const auto index = track(message);
+  const Envelope& e = message.envelope;
+  job_.network.start({job_.node_of(e.src), job_.node_of(e.dst), e.size,
+                      member_callback<RawLayer, &RawLayer::sent>(this, request),
+                      member_callback<RawLayer, &RawLayer::arrived>(this, index)});
+  return Request(&requests_, request);
+}
+
+Task<Request> RawLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
+  co_return start_send({{self, dst, tag, size, word}, 0, false});
+}
+
+Task<Request> RawLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) {
+  co_return start_send({{self, dst, 0, size, word}, handler, true});
+}
+
+// Put: the data goes to the target, a zero-byte ack comes back.
+Task<> RawLayer::put(Rank self, Rank target, Bytes size) {
+  OneSided op{&job_.network, job_.node_of(self), job_.node_of(target), size, Trigger(kernel())};
+  job_.network.start({op.initiator, op.target, size, {}, {reply_with, &op, 0}});
+  co_await op.done;
+}
+
+// Get: a zero-byte request goes to the target, the data comes back.
+Task<> RawLayer::get(Rank self, Rank target, Bytes size) {
+  OneSided op{&job_.network, job_.node_of(self), job_.node_of(target), size, Trigger(kernel())};
+  job_.network.start({op.initiator, op.target, 0, {}, {reply_with, &op, static_cast<std::uint64_t>(size)}});
+  co_await op.done;
+}
+
+}  // namespace torsim::rt

@@ -1,0 +1,48 @@
+#include <algorithm>
+
+#include "models/runtime/raw.hpp"
+#include "sim/json_merge.hpp"
+
+namespace torsim::rt {
+
+namespace {
+
+std::unique_ptr<MessagingLayer> make_raw(const ParamReader&, Job& job) { return std::make_unique<RawLayer>(job); }
+
+std::string layer_names() {
+  std::string out;
+  for (const auto& e : messaging_layers()) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<MessagingLayerEntry>& messaging_layers() {
+  static const std::vector<MessagingLayerEntry> entries{
+      {"raw", "NIC-level put/send with no software overhead", &kRawLayerParams, make_raw},
+  };
+  return entries;
+}
+
+std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Where& where, Job& job) {
+  if (!spec.is_object()) where.fail("expected an object such as {\"layer\": \"raw\"}, got " + preview(spec));
+  if (spec.contains("layer") && !spec["layer"].is_string())
+    (where / "layer").fail("expected a layer name string, got " + preview(spec["layer"]));
+  const std::string name = spec.value("layer", std::string("raw"));
+  const auto& entries = messaging_layers();
+  auto entry = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
+  if (entry == entries.end())
+    (where / "layer").fail("unknown messaging layer '" + name + "'; valid values are: " + layer_names());
+  // The machine's calibrated parameters for this layer, overridden by the scenario's.
+  const Machine& machine = job.machine;
+  const Json calibrated = machine.runtimes.value(name, Json::object());
+  const Where calibrated_where = machine.where / "runtimes" / name;
+  const Json merged = merge_overrides(calibrated, spec, where);
+  try {
+    return entry->make(ParamReader(merged, where, *entry->params), job);
+  } catch (const InputError& e) {
+    reattribute(e, where, spec, where, calibrated_where);
+  }
+}
+
+}  // namespace torsim::rt

@@ -1,0 +1,50 @@
+// A queue that allocates nothing while empty (std::deque allocates on construction, which
+// costs over half a kilobyte for each of a million idle ranks).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace torsim {
+
+template <class T>
+class Fifo {
+ public:
+  bool empty() const { return head_ == items_.size(); }
+  std::size_t size() const { return items_.size() - head_; }
+  void push_back(const T& item) { items_.push_back(item); }
+  T& front() { return items_[head_]; }
+  T pop_front() {
+    T item = std::move(items_[head_++]);
+    if (head_ == items_.size()) {
+      items_.clear();
+      head_ = 0;
+    } else if (head_ >= 64 && head_ * 2 >= items_.size()) {
+      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    return item;
+  }
+  /// Removes and returns the first item matching `pred`, keeping the order of the others.
+  template <class Pred>
+  bool take_first(Pred pred, T& out) {
+    for (std::size_t i = head_; i < items_.size(); ++i) {
+      if (!pred(items_[i])) continue;
+      out = std::move(items_[i]);
+      items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(i));
+      if (head_ == items_.size()) clear();
+      return true;
+    }
+    return false;
+  }
+  void clear() {
+    items_.clear();
+    head_ = 0;
+  }
+
+ private:
+  std::vector<T> items_;
+  std::size_t head_ = 0;
+};
+
+}  // namespace torsim

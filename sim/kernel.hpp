@@ -1,0 +1,131 @@
+// The discrete-event kernel: integer picosecond time, events ordered by (time, insertion
+// sequence), simulated processes as stackless coroutines.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <vector>
+
+#include "sim/task.hpp"
+#include "sim/time.hpp"
+
+namespace torsim {
+
+/// A type-erased event action: a plain function pointer with two words of context. Kept this
+/// small (24 bytes) so the event queue stays cache friendly at millions of events per second.
+struct Callback {
+  void (*fn)(void* ctx, std::uint64_t arg) = nullptr;
+  void* ctx = nullptr;
+  std::uint64_t arg = 0;
+  void operator()() const { fn(ctx, arg); }
+};
+
+/// Makes a Callback that calls `(obj->*Method)(arg)`.
+template <class T, void (T::*Method)(std::uint64_t)>
+Callback member_callback(T* obj, std::uint64_t arg = 0) {
+  return {[](void* ctx, std::uint64_t a) { (static_cast<T*>(ctx)->*Method)(a); }, obj, arg};
+}
+
+class Kernel {
+ public:
+  Kernel() = default;
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+  ~Kernel();
+
+  Time now() const { return now_; }
+
+  /// Schedules `cb` at absolute time `t` (>= now). Same-time events run in insertion order.
+  void at(Time t, Callback cb);
+  void after(Time delay, Callback cb) { at(now_ + delay, cb); }
+  void resume_at(Time t, std::coroutine_handle<> h);
+  void resume_now(std::coroutine_handle<> h) { resume_at(now_, h); }
+
+  /// Starts a simulated process at the current time. The kernel owns it until it finishes.
+  void spawn(Task<> process);
+
+  /// Runs events until none is left or stop() is called. Rethrows a process's exception.
+  void run();
+  /// Runs every event with time <= `limit`, then sets now to `limit` (for co-simulation).
+  void run_until(Time limit);
+  void stop() { stopped_ = true; }
+  /// Destroys every live process and pending event. Owners of objects that processes refer
+  /// to (messaging layers, workloads) call this before destroying them.
+  void shutdown();
+
+  /// Time of the next event, kNever if none.
+  Time next_event_time() const;
+  std::uint64_t events_processed() const { return events_processed_; }
+  std::size_t pending_events() const { return heap_.size() + current_.size(); }
+  /// Processes spawned and not finished (blocked forever if no event is pending).
+  std::size_t live_processes() const { return live_processes_; }
+
+  /// Called every `every_events` events with the kernel, for progress reporting.
+  void set_progress_hook(std::uint64_t every_events, std::function<void(const Kernel&)> hook);
+
+  /// Awaitable: suspends the calling process for `delay` of simulated time.
+  auto sleep(Time delay) {
+    struct Sleep {
+      Kernel* kernel;
+      Time delay;
+      bool await_ready() const noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> h) const { kernel->resume_at(kernel->now_ + delay, h); }
+      void await_resume() const noexcept {}
+    };
+    return Sleep{this, delay};
+  }
+
+  // Used by the process wrapper; not for workloads.
+  struct RootPromise;
+  void on_process_failed(std::exception_ptr error);
+  void unlink_process(RootPromise* p);
+
+ private:
+  struct Event {
+    Time time;
+    std::uint64_t seq;
+    Callback cb;
+  };
+  static bool later(const Event& a, const Event& b) {
+    return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+  }
+  bool pop_next(Event& out);
+  void dispatch(const Event& ev);
+
+  Time now_ = 0;
+  std::uint64_t next_seq_ = 0;
+  std::uint64_t events_processed_ = 0;
+  std::vector<Event> heap_;         // future events, a binary min-heap on (time, seq)
+  std::deque<Event> current_;       // events scheduled for `now_` while at `now_`, in order
+  bool stopped_ = false;
+  std::exception_ptr failure_;
+  std::size_t live_processes_ = 0;
+  RootPromise* processes_ = nullptr;  // intrusive list of live processes, destroyed with us
+  std::uint64_t progress_every_ = 0;
+  std::function<void(const Kernel&)> progress_hook_;
+};
+
+/// A one-shot completion with at most one waiting process: the building block of requests.
+/// fire() resumes the waiter through the kernel (never recursively) at the current time.
+class Trigger {
+ public:
+  explicit Trigger(Kernel& kernel) : kernel_(&kernel) {}
+  bool fired() const { return fired_; }
+  void fire() {
+    fired_ = true;
+    if (waiter_) kernel_->resume_now(std::exchange(waiter_, {}));
+  }
+  bool await_ready() const noexcept { return fired_; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { waiter_ = h; }
+  void await_resume() const noexcept {}
+
+ private:
+  Kernel* kernel_;
+  bool fired_ = false;
+  std::coroutine_handle<> waiter_;
+};
+
+}  // namespace torsim

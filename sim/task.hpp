@@ -1,0 +1,113 @@
+// Stackless coroutines for simulated processes. A rank's program is a Task<> that reads as
+// sequential code; every suspension point is a co_await on a kernel awaitable.
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <optional>
+#include <utility>
+
+namespace torsim {
+
+template <class T = void>
+class [[nodiscard]] Task;
+
+namespace detail {
+
+// Resumes the awaiting coroutine (symmetric transfer) when a Task finishes.
+struct FinalAwaiter {
+  bool await_ready() const noexcept { return false; }
+  template <class Promise>
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> done) noexcept {
+    return done.promise().continuation;
+  }
+  void await_resume() const noexcept {}
+};
+
+struct PromiseBase {
+  std::coroutine_handle<> continuation = std::noop_coroutine();
+  std::exception_ptr error;
+
+  std::suspend_always initial_suspend() const noexcept { return {}; }
+  FinalAwaiter final_suspend() const noexcept { return {}; }
+  void unhandled_exception() noexcept { error = std::current_exception(); }
+  void rethrow_if_failed() const {
+    if (error) std::rethrow_exception(error);
+  }
+};
+
+}  // namespace detail
+
+/// A lazily started coroutine that yields a T to whoever co_awaits it.
+template <class T>
+class [[nodiscard]] Task {
+ public:
+  struct promise_type : detail::PromiseBase {
+    std::optional<T> value;
+    Task get_return_object() { return Task(Handle::from_promise(*this)); }
+    template <class U>
+    void return_value(U&& v) {
+      value.emplace(std::forward<U>(v));
+    }
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  Task& operator=(Task&& other) noexcept {
+    if (this != &other) reset(std::exchange(other.handle_, {}));
+    return *this;
+  }
+  ~Task() { reset({}); }
+
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
+    handle_.promise().continuation = awaiting;
+    return handle_;
+  }
+  T await_resume() {
+    handle_.promise().rethrow_if_failed();
+    return std::move(*handle_.promise().value);
+  }
+
+ private:
+  explicit Task(Handle h) : handle_(h) {}
+  void reset(Handle h) {
+    if (handle_) handle_.destroy();
+    handle_ = h;
+  }
+  Handle handle_;
+};
+
+template <>
+class [[nodiscard]] Task<void> {
+ public:
+  struct promise_type : detail::PromiseBase {
+    Task get_return_object() { return Task(Handle::from_promise(*this)); }
+    void return_void() const noexcept {}
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  Task& operator=(Task&& other) noexcept {
+    if (this != &other) reset(std::exchange(other.handle_, {}));
+    return *this;
+  }
+  ~Task() { reset({}); }
+
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
+    handle_.promise().continuation = awaiting;
+    return handle_;
+  }
+  void await_resume() const { handle_.promise().rethrow_if_failed(); }
+
+ private:
+  explicit Task(Handle h) : handle_(h) {}
+  void reset(Handle h) {
+    if (handle_) handle_.destroy();
+    handle_ = h;
+  }
+  Handle handle_;
+};
+
+}  // namespace torsim

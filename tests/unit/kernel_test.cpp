@@ -1,0 +1,147 @@
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <vector>
+
+#include "sim/kernel.hpp"
+
+using namespace torsim;
+
+namespace {
+
+void record(void* ctx, std::uint64_t arg) { static_cast<std::vector<std::uint64_t>*>(ctx)->push_back(arg); }
+
+Task<int> add_later(Kernel& k, int a, int b) {
+  co_await k.sleep(5);
+  co_return a + b;
+}
+
+Task<> sleeper(Kernel& k, Time delay, std::vector<Time>& woke) {
+  co_await k.sleep(delay);
+  woke.push_back(k.now());
+}
+
+Task<> nested(Kernel& k, std::vector<int>& out) {
+  const int sum = co_await add_later(k, 2, 3);
+  out.push_back(sum);
+  out.push_back(static_cast<int>(k.now()));
+}
+
+Task<> thrower(Kernel& k) {
+  co_await k.sleep(10);
+  throw std::runtime_error("boom");
+}
+
+Task<> wait_on(Trigger& t, Kernel& k, Time& when) {
+  co_await t;
+  when = k.now();
+}
+
+Task<> never_finishes(Trigger& t) { co_await t; }
+
+}  // namespace
+
+TEST_CASE("events run in (time, insertion) order", "[kernel]") {
+  Kernel k;
+  std::vector<std::uint64_t> order;
+  k.at(30, {record, &order, 3});
+  k.at(10, {record, &order, 1});
+  k.at(30, {record, &order, 4});
+  k.at(20, {record, &order, 2});
+  k.at(0, {record, &order, 0});
+  k.run();
+  CHECK(order == std::vector<std::uint64_t>{0, 1, 2, 3, 4});
+  CHECK(k.now() == 30);
+  CHECK(k.events_processed() == 5);
+}
+
+TEST_CASE("same-time events scheduled while running keep insertion order", "[kernel]") {
+  Kernel k;
+  std::vector<std::uint64_t> order;
+  struct Ctx {
+    Kernel* k;
+    std::vector<std::uint64_t>* order;
+  } ctx{&k, &order};
+  // At t=10 event A schedules C at t=10; B was scheduled earlier for t=10 and must run first.
+  k.at(10, {[](void* c, std::uint64_t) {
+              auto* x = static_cast<Ctx*>(c);
+              x->order->push_back(1);
+              x->k->at(10, {record, x->order, 3});
+            },
+            &ctx, 0});
+  k.at(10, {record, &order, 2});
+  k.run();
+  CHECK(order == std::vector<std::uint64_t>{1, 2, 3});
+}
+
+TEST_CASE("scheduling in the past is a logic error", "[kernel]") {
+  Kernel k;
+  std::vector<std::uint64_t> order;
+  k.at(10, {record, &order, 1});
+  k.run();
+  CHECK_THROWS_AS(k.at(5, {record, &order, 2}), std::logic_error);
+}
+
+TEST_CASE("coroutines sleep, nest and return values", "[kernel]") {
+  Kernel k;
+  std::vector<Time> woke;
+  std::vector<int> out;
+  k.spawn(sleeper(k, 100, woke));
+  k.spawn(sleeper(k, 50, woke));
+  k.spawn(nested(k, out));
+  CHECK(k.live_processes() == 3);
+  k.run();
+  CHECK(woke == std::vector<Time>{50, 100});
+  CHECK(out == std::vector<int>{5, 5});
+  CHECK(k.live_processes() == 0);
+}
+
+TEST_CASE("an exception in a process surfaces from run()", "[kernel]") {
+  Kernel k;
+  k.spawn(thrower(k));
+  CHECK_THROWS_WITH(k.run(), "boom");
+}
+
+TEST_CASE("a trigger resumes its waiter through the kernel at the firing time", "[kernel]") {
+  Kernel k;
+  Trigger t(k);
+  Time when = -1;
+  k.spawn(wait_on(t, k, when));
+  k.at(42, {[](void* c, std::uint64_t) { static_cast<Trigger*>(c)->fire(); }, &t, 0});
+  k.run();
+  CHECK(when == 42);
+  CHECK(t.fired());
+}
+
+TEST_CASE("blocked processes are counted and destroyed with the kernel", "[kernel]") {
+  auto k = std::make_unique<Kernel>();
+  Trigger t(*k);
+  k->spawn(never_finishes(t));
+  k->spawn(never_finishes(t));
+  k->run();
+  CHECK(k->live_processes() == 2);
+  k->shutdown();
+  CHECK(k->live_processes() == 0);
+}
+
+TEST_CASE("run_until stops at the limit and advances the clock", "[kernel]") {
+  Kernel k;
+  std::vector<std::uint64_t> order;
+  k.at(10, {record, &order, 1});
+  k.at(30, {record, &order, 2});
+  k.run_until(20);
+  CHECK(order == std::vector<std::uint64_t>{1});
+  CHECK(k.now() == 20);
+  CHECK(k.next_event_time() == 30);
+  k.run();
+  CHECK(order == std::vector<std::uint64_t>{1, 2});
+}
+
+TEST_CASE("time conversions are exact integer arithmetic", "[kernel]") {
+  CHECK(transfer_time(4096, 1000000000) == 4096 * kNanosecond);
+  CHECK(transfer_time(1, 3) == 333333333334);  // rounded up
+  // Pieces of a stream add up to the whole, whatever the split.
+  const Rate r = 4680000000;
+  CHECK(stream_time(1000, r) - stream_time(0, r) + stream_time(4097, r) - stream_time(1000, r) ==
+        transfer_time(4097, r));
+}

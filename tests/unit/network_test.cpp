@@ -1,0 +1,153 @@
+#include <catch2/catch.hpp>
+
+#include <deque>
+
+#include "models/network/analytic.hpp"
+#include "models/network/packet.hpp"
+#include "tests/support/fixtures.hpp"
+
+using namespace torsim;
+using namespace torsim::test;
+
+namespace {
+
+// The closed form of an uncontended transfer: NIC latency + link latencies + wire bytes over
+// the bottleneck bandwidth.
+Time closed_form(const Machine& m, topo::NodeId src, topo::NodeId dst, Bytes bytes) {
+  std::vector<topo::LinkId> route;
+  m.topology->route(src, dst, route);
+  Time latency = m.node.nic_latency;
+  Rate bottleneck = INT64_MAX;
+  for (auto l : route) {
+    latency += m.topology->link(l).latency;
+    bottleneck = std::min(bottleneck, m.topology->link(l).bandwidth);
+  }
+  return latency + transfer_time(m.packet.wire_bytes(bytes), bottleneck);
+}
+
+Time run_one(const Machine& m, const char* model, Bytes train, topo::NodeId src, topo::NodeId dst, Bytes bytes) {
+  Kernel k;
+  auto network = net::make_network_model(Json{{"model", model}, {"train_bytes", std::to_string(train) + "B"}},
+                                         Where("test"), k, m);
+  Completion c{-1, -1, &k};
+  network->start(c.request(src, dst, bytes));
+  k.run();
+  return c.delivered;
+}
+
+}  // namespace
+
+TEST_CASE("an uncontended message takes exactly the closed form", "[network][packet]") {
+  // Different bandwidth per dimension and a slower injection than the fastest link, so the
+  // bottleneck moves with the route.
+  const Machine m = make_machine(machine_json(torus_json({4, 3, 5}, {"9.375GB/s", "4.68GB/s", "7GB/s"}, 2), "8.3GB/s"));
+  const std::vector<std::pair<int, int>> pairs{{0, 1}, {0, 2}, {0, 7}, {3, 40}, {0, 119}, {17, 100}};
+  for (Bytes bytes : {Bytes{0}, Bytes{1}, Bytes{64}, Bytes{100}, Bytes{4096}, Bytes{4097}, Bytes{(1 << 20) + 3}}) {
+    for (Bytes train : {Bytes{64}, Bytes{4096}, Bytes{1 << 20}}) {
+      for (auto [src, dst] : pairs) {
+        INFO("bytes " << bytes << " train " << train << " " << src << " -> " << dst);
+        CHECK(run_one(m, "packet", train, src, dst, bytes) == closed_form(m, src, dst, bytes));
+      }
+    }
+  }
+}
+
+TEST_CASE("the analytic model gives the same closed form", "[network][analytic]") {
+  const Machine m = make_machine(machine_json(torus_json({4, 4}, {"9.375GB/s", "4.68GB/s"}), "8.3GB/s"));
+  for (Bytes bytes : {Bytes{8}, Bytes{5000}, Bytes{1 << 20}})
+    CHECK(run_one(m, "analytic", 4096, 0, 10, bytes) == closed_form(m, 0, 10, bytes));
+}
+
+TEST_CASE("intra-node transfers use the memory-copy path", "[network]") {
+  const Machine m = make_machine(machine_json(torus_json({4}, {"5GB/s"})));
+  CHECK(run_one(m, "packet", 4096, 2, 2, 8000) == 100 * kNanosecond + transfer_time(8000, 8000000000));
+  CHECK(run_one(m, "analytic", 4096, 2, 2, 8000) == 100 * kNanosecond + transfer_time(8000, 8000000000));
+}
+
+namespace {
+
+// Starts all transfers at time 0 and returns their delivery times.
+std::vector<Time> run_together(const Machine& m, const char* model, const std::vector<std::array<int, 3>>& flows) {
+  Kernel k;
+  auto network = net::make_network_model(Json{{"model", model}}, Where("test"), k, m);
+  std::deque<Completion> done;
+  for (const auto& [src, dst, bytes] : flows) {
+    done.push_back({-1, -1, &k});
+    network->start(done.back().request(src, dst, bytes));
+  }
+  k.run();
+  std::vector<Time> out;
+  for (const auto& c : done) out.push_back(c.delivered);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("two flows sharing a link each get half of it", "[network][packet]") {
+  // A 3-router line with two nodes per router: 0->4 and 1->5 share both network links; the
+  // injection links (40 GB/s) are much faster than the shared 5 GB/s links.
+  const Machine m = make_machine(machine_json(torus_json({3}, {"5GB/s"}, 2, "dimension_order", false), "40GB/s"));
+  const int bytes = 4 << 20;
+  const Time alone = run_together(m, "packet", {{0, 4, bytes}})[0];
+  const auto shared = run_together(m, "packet", {{0, 4, bytes}, {1, 5, bytes}});
+  const Time serialisation = transfer_time(m.packet.wire_bytes(bytes), 5000000000);
+  // Each flow got half the link: both finish after about two serialisation times.
+  for (Time t : shared) CHECK(std::abs(static_cast<double>(t - alone - serialisation)) < 0.01 * serialisation);
+  // The analytic model ignores contention.
+  const auto analytic = run_together(m, "analytic", {{0, 4, bytes}, {1, 5, bytes}});
+  CHECK(analytic[0] == analytic[1]);
+  CHECK(analytic[0] == alone);
+}
+
+TEST_CASE("an N-to-1 incast is limited by the ejection link", "[network][packet]") {
+  const Machine m = make_machine(machine_json(torus_json({4, 4}, {"10GB/s", "10GB/s"}), "5GB/s"));
+  std::vector<std::array<int, 3>> flows;
+  const int bytes = 1 << 20;
+  for (int src = 1; src < 16; ++src) flows.push_back({src, 0, bytes});
+  const auto done = run_together(m, "packet", flows);
+  const Time last = *std::max_element(done.begin(), done.end());
+  const Time ejection_bound = 15 * transfer_time(m.packet.wire_bytes(bytes), 5000000000);
+  CHECK(last >= ejection_bound);
+  CHECK(last < ejection_bound + 5 * kMicrosecond);
+}
+
+TEST_CASE("link busy time adds up to the serialisation booked", "[network][packet]") {
+  const Machine m = make_machine(machine_json(torus_json({4}, {"5GB/s"}), "40GB/s"));
+  Kernel k;
+  auto network = net::make_network_model(Json{{"model", "packet"}}, Where("test"), k, m);
+  Completion a{-1, -1, &k}, b{-1, -1, &k};
+  network->start(a.request(0, 1, 10000));
+  network->start(b.request(0, 1, 10000));
+  k.run();
+  std::vector<topo::LinkId> route;
+  m.topology->route(0, 1, route);
+  CHECK(network->link_busy()[static_cast<std::size_t>(route[1])] == 2 * transfer_time(m.packet.wire_bytes(10000), 5000000000));
+  CHECK(network->counters().messages == 2);
+  CHECK(network->counters().payload_bytes == 20000);
+  CHECK(network->counters().wire_bytes == 2 * m.packet.wire_bytes(10000));
+}
+
+TEST_CASE("minimal adaptive routing spreads flows that dimension order piles up", "[network][packet]") {
+  // On a 4x4 torus, 0 -> 5 and 1 -> 6... use flows from two nodes on one X row to targets
+  // diagonal from them: dimension order sends both along X first through the same link.
+  auto finish = [](const char* routing) {
+    const Machine m = make_machine(machine_json(torus_json({4, 4}, {"5GB/s", "5GB/s"}, 1, routing), "40GB/s"));
+    const auto done = run_together(m, "packet", {{0, 5, 1 << 20}, {4, 1, 1 << 20}, {0, 9, 1 << 20}});
+    return *std::max_element(done.begin(), done.end());
+  };
+  CHECK(finish("minimal_adaptive") < finish("dimension_order"));
+}
+
+TEST_CASE("packet wire bytes follow the machine's format", "[network]") {
+  PacketFormat f{64, 32, 1};
+  CHECK(f.wire_bytes(0) == 32);
+  CHECK(f.wire_bytes(1) == 33);
+  CHECK(f.wire_bytes(64) == 96);
+  CHECK(f.wire_bytes(65) == 96 + 33);
+  PacketFormat bgq{512, 40, 32};
+  CHECK(bgq.wire_bytes(1) == 72);
+  CHECK(bgq.wire_bytes(512) == 552);
+  CHECK(bgq.wire_bytes(513) == 552 + 72);
+  // Additive at packet boundaries, so trains split exactly.
+  CHECK(f.wire_offset(128) + (f.wire_offset(200) - f.wire_offset(128)) == f.wire_offset(200));
+}

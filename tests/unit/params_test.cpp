@@ -1,0 +1,127 @@
+#include <catch2/catch.hpp>
+
+#include "sim/json_merge.hpp"
+#include "sim/params.hpp"
+#include "sim/reference.hpp"
+
+using namespace torsim;
+
+namespace {
+constexpr ParamSpec kSpecs[] = {
+    {"count", ParamKind::integer, "3", "", "1", "10", "a count", "-"},
+    {"size", ParamKind::size, "4KiB", "B", "1B", "1MiB", "a size", "-"},
+    {"latency", ParamKind::time, kRequired, "ns", "0ns", "1ms", "a latency", "-"},
+    {"rate", ParamKind::rate, "1GB/s", "GB/s", "", "", "a rate", "-"},
+    {"mode", ParamKind::choice, "fast", "", "", "", "a mode", "-", "fast|slow"},
+    {"sizes", ParamKind::size_list, "[\"8B\"]", "B", "0B", "", "sizes", "-"},
+    {"flag", ParamKind::boolean, "false", "", "", "", "a flag", "-"},
+};
+const ParamTable kTable{"test section", "For tests.", kSpecs};
+
+InputError error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("expected an InputError");
+  return InputError("", "", "");
+}
+}  // namespace
+
+TEST_CASE("values parse with units and defaults apply", "[params]") {
+  const Json j = Json::parse(R"({"latency": "1.27us", "sizes": {"from": "8B", "to": "64B", "factor": 2}})");
+  ParamReader r(j, Where("f.json", "/x"), kTable);
+  CHECK(r.integer("count") == 3);
+  CHECK(r.size("size") == 4096);
+  CHECK(r.time("latency") == 1270000);
+  CHECK(r.rate("rate") == 1000000000);
+  CHECK(r.text("mode") == "fast");
+  CHECK(r.sizes("sizes") == std::vector<Bytes>{8, 16, 32, 64});
+  CHECK_FALSE(r.boolean("flag"));
+  CHECK(ParamReader(Json::parse(R"({"latency": 5})"), Where("f.json"), kTable).time("latency") == 5000);
+}
+
+TEST_CASE("unknown keys are rejected with a hint and the valid keys", "[params]") {
+  const Json j = Json::parse(R"({"latency": "1us", "cuont": 2})");
+  const auto e = error_of([&] { ParamReader(j, Where("f.json", "/x"), kTable); });
+  CHECK(e.file() == "f.json");
+  CHECK(e.path() == "/x/cuont");
+  CHECK_THAT(e.message(), Catch::Contains("unknown key 'cuont'") && Catch::Contains("did you mean 'count'") &&
+                              Catch::Contains("Valid keys are: count, size"));
+}
+
+TEST_CASE("bad values name the path and what was expected", "[params]") {
+  auto check = [](const char* text, const char* name, const char* path, const char* expected) {
+    const Json j = Json::parse(text);
+    const auto e = error_of([&] {
+      ParamReader r(j, Where("f.json", "/x"), kTable);
+      if (std::string(name) == "count") (void)r.integer(name);
+      else if (std::string(name) == "size") (void)r.size(name);
+      else if (std::string(name) == "latency") (void)r.time(name);
+      else if (std::string(name) == "mode") (void)r.text(name);
+      else if (std::string(name) == "sizes") (void)r.sizes(name);
+      else (void)r.boolean(name);
+    });
+    CHECK(e.path() == path);
+    CHECK_THAT(e.message(), Catch::Contains(expected));
+  };
+  check(R"({"latency": "1us", "count": 0})", "count", "/x/count", "expected a value in [1, 10]");
+  check(R"({"latency": "1us", "count": "three"})", "count", "/x/count", "expected an integer");
+  check(R"({"latency": "1us", "size": "4 kilobytes"})", "size", "/x/size", "expected a size such as \"4KiB\"");
+  check(R"({"latency": "1us", "size": "2MiB"})", "size", "/x/size", "out of range");
+  check(R"({})", "latency", "/x", "missing required key 'latency'");
+  check(R"({"latency": "1us", "mode": "medium"})", "mode", "/x/mode", "valid values are: fast, slow");
+  check(R"({"latency": "1us", "sizes": ["8B", "x"]})", "sizes", "/x/sizes/1", "expected a size");
+  check(R"({"latency": "1us", "sizes": {"from": "8B", "to": "4B", "factor": 2}})", "sizes", "/x/sizes", "'from' <= 'to'");
+  check(R"({"latency": "1us", "flag": "yes"})", "flag", "/x/flag", "expected true or false");
+}
+
+TEST_CASE("a non-object is rejected", "[params]") {
+  const auto e = error_of([] { ParamReader(Json::parse("[1]"), Where("f.json", "/x"), kTable); });
+  CHECK(e.path() == "/x");
+  CHECK_THAT(e.message(), Catch::Contains("expected an object"));
+}
+
+TEST_CASE("overrides merge into presets, lists patched by index", "[params]") {
+  const Json base = Json::parse(R"({"a": 1, "dims": [{"size": 2, "bw": 1}, {"size": 3, "bw": 1}], "o": {"x": 1, "y": 2}})");
+  const Json patch = Json::parse(R"({"dims": {"1": {"bw": 9}}, "o": {"y": 5}})");
+  const Json merged = merge_overrides(base, patch, Where("s.json", "/machine"));
+  CHECK(merged["dims"][1]["bw"] == 9);
+  CHECK(merged["dims"][1]["size"] == 3);
+  CHECK(merged["dims"][0]["bw"] == 1);
+  CHECK(merged["o"]["x"] == 1);
+  CHECK(merged["o"]["y"] == 5);
+  CHECK(given_by(patch, "/dims/1/bw"));
+  CHECK_FALSE(given_by(patch, "/dims/1/size"));
+  CHECK_FALSE(given_by(patch, "/a"));
+  const auto e = error_of([&] { merge_overrides(base, Json::parse(R"({"dims": {"5": {}}})"), Where("s.json", "/machine")); });
+  CHECK(e.path() == "/machine/dims/5");
+}
+
+TEST_CASE("--set assignments parse JSON values or take strings", "[params]") {
+  Json doc = Json::parse(R"({"workload": {"sizes": [1]}, "machine": {"dims": [{"size": 2}]}})");
+  set_dotted(doc, "workload.sizes=[8,16]", Where("command line"));
+  set_dotted(doc, "machine.dims.0.size=4", Where("command line"));
+  set_dotted(doc, "machine.node.nic_latency=500ns", Where("command line"));
+  CHECK(doc["workload"]["sizes"] == Json::parse("[8,16]"));
+  CHECK(doc["machine"]["dims"][0]["size"] == 4);
+  CHECK(doc["machine"]["node"]["nic_latency"] == "500ns");
+  CHECK_THROWS_AS(set_dotted(doc, "machine.dims.7.size=4", Where("command line")), InputError);
+  CHECK_THROWS_AS(set_dotted(doc, "novalue", Where("command line")), InputError);
+}
+
+TEST_CASE("every declared default and bound parses", "[params][reference]") {
+  for (const ParamTable* table : all_param_tables()) {
+    for (const auto& p : table->params) {
+      INFO(table->section << " / " << p.name);
+      const bool quantity = p.kind == ParamKind::size || p.kind == ParamKind::rate || p.kind == ParamKind::time;
+      if (quantity && p.default_value != kRequired && p.default_value != kUnset)
+        CHECK_NOTHROW(spec_quantity(p, p.default_value));
+      if (quantity && !p.min.empty()) CHECK_NOTHROW(spec_quantity(p, p.min));
+      if (quantity && !p.max.empty()) CHECK_NOTHROW(spec_quantity(p, p.max));
+      CHECK_FALSE(p.meaning.empty());
+      CHECK_FALSE(p.source.empty());
+    }
+  }
+}

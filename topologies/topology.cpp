@@ -1,0 +1,27 @@
+#include "topologies/topology.hpp"
+
+namespace torsim::topo {
+
+void Topology::init_graph(std::int32_t routers, std::int32_t nodes) {
+  router_count_ = routers;
+  node_count_ = nodes;
+  graph_ = Graph(static_cast<std::size_t>(routers) + static_cast<std::size_t>(nodes));
+}
+
+LinkId Topology::add_link(const LinkInfo& info) {
+  const auto id = static_cast<LinkId>(links_.size());
+  links_.push_back(info);
+  boost::add_edge(static_cast<std::size_t>(info.from), static_cast<std::size_t>(info.to), EdgeProps{id}, graph_);
+  return id;
+}
+
+void Topology::add_node_links(const NodeLinks& node_links) {
+  injection_base_ = link_count();
+  for (NodeId n = 0; n < node_count_; ++n)
+    add_link({router_count_ + n, router_of(n), node_links.injection_bandwidth, 0, LinkKind::injection, -1, 0, 0});
+  ejection_base_ = link_count();
+  for (NodeId n = 0; n < node_count_; ++n)
+    add_link({router_of(n), router_count_ + n, node_links.ejection_bandwidth, 0, LinkKind::ejection, -1, 0, 0});
+}
+
+}  // namespace torsim::topo

@@ -1,0 +1,125 @@
+// Topologies build the machine's graph (routers, nodes, directed links) and answer "which
+// links, in which order" between two nodes. They never compute a time: that is the network
+// models' job (models/network/).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <nlohmann/json.hpp>
+
+#include "sim/params.hpp"
+#include "sim/time.hpp"
+
+namespace torsim::topo {
+
+using NodeId = std::int32_t;
+using RouterId = std::int32_t;
+using LinkId = std::int32_t;
+inline constexpr LinkId kNoLink = -1;
+
+enum class LinkKind : std::uint8_t { injection, ejection, network };
+
+/// One directed link. Vertices: routers are 0..R-1, node n is vertex R+n.
+struct LinkInfo {
+  std::int32_t from = 0;  // vertex
+  std::int32_t to = 0;    // vertex
+  Rate bandwidth = 0;     // bytes per second, this direction
+  Time latency = 0;       // head latency across the link, including the router it enters
+  LinkKind kind = LinkKind::network;
+  std::int16_t dim = -1;        // torus dimension, or fat-tree level; -1 for injection/ejection
+  std::int8_t direction = 0;    // +1 / -1 along a torus dimension, 0 otherwise
+  std::uint8_t lane = 0;        // index among parallel links (multiplicity, rails)
+};
+
+/// Per-node link parameters, from the machine's node section.
+struct NodeLinks {
+  Rate injection_bandwidth = 0;
+  Rate ejection_bandwidth = 0;
+};
+
+struct EdgeProps {
+  LinkId link = kNoLink;
+};
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
+                                    boost::no_property, EdgeProps>;
+
+/// Routing choice for topologies that have one.
+enum class Routing : std::uint8_t { dimension_order, minimal_adaptive };
+
+/// Summary figures for `torsim describe` (all derived from the graph or closed forms).
+struct Summary {
+  std::int64_t nodes = 0, routers = 0, network_links = 0;
+  int diameter = 0;            // router-to-router hops, maximum over node pairs
+  double average_hops = 0;     // mean over ordered pairs of distinct nodes
+  Rate bisection_bandwidth = 0;  // one direction, across the weakest balanced cut
+};
+
+class Topology {
+ public:
+  virtual ~Topology() = default;
+  virtual std::string_view type() const = 0;
+
+  std::int32_t node_count() const { return node_count_; }
+  std::int32_t router_count() const { return router_count_; }
+  std::int32_t link_count() const { return static_cast<std::int32_t>(links_.size()); }
+  const LinkInfo& link(LinkId id) const { return links_[static_cast<std::size_t>(id)]; }
+  const std::vector<LinkInfo>& links() const { return links_; }
+  const Graph& graph() const { return graph_; }
+
+  virtual RouterId router_of(NodeId n) const = 0;
+  LinkId injection_link(NodeId n) const { return injection_base_ + n; }
+  LinkId ejection_link(NodeId n) const { return ejection_base_ + n; }
+
+  /// The deterministic route: injection link, network links, ejection link. Empty when
+  /// src == dst (the intra-node path is not in the graph). Appends to `out` after clearing it.
+  virtual void route(NodeId src, NodeId dst, std::vector<LinkId>& out) const = 0;
+  /// Candidate next network links from router `at` towards router `dst` under the topology's
+  /// routing: one for deterministic routing, every minimal productive link for adaptive.
+  /// Empty when at == dst.
+  virtual void next_hops(RouterId at, RouterId dst, std::vector<LinkId>& out) const = 0;
+  /// Parallel links that may carry what `id` carries (same endpoints, multiplicity): id itself
+  /// and its lanes, as [first, first + count).
+  virtual std::pair<LinkId, int> lanes(LinkId id) const { return {id, 1}; }
+  virtual Routing routing() const { return Routing::dimension_order; }
+
+  /// Router-to-router hops between two nodes on the deterministic route.
+  virtual int hops(NodeId a, NodeId b) const = 0;
+  virtual Summary summary() const = 0;
+  /// Human-readable location, e.g. "(3,0,12)/1" for a torus node.
+  virtual std::string node_label(NodeId n) const = 0;
+  /// Type-specific description for `torsim describe --json` (dimensions, bandwidths, ...).
+  virtual nlohmann::json describe() const = 0;
+
+ protected:
+  /// Adds a directed link to links_ and to the graph; returns its id.
+  LinkId add_link(const LinkInfo& info);
+  /// Creates the graph's vertices; call once before add_link.
+  void init_graph(std::int32_t routers, std::int32_t nodes);
+  /// Adds one injection and one ejection link per node, router_of(n) on the router side.
+  void add_node_links(const NodeLinks& node_links);
+
+  std::int32_t node_count_ = 0;
+  std::int32_t router_count_ = 0;
+  LinkId injection_base_ = 0;
+  LinkId ejection_base_ = 0;
+  std::vector<LinkInfo> links_;
+  Graph graph_;
+};
+
+/// Builds the topology described by a machine's "topology" object.
+std::unique_ptr<Topology> make_topology(const Json& spec, const Where& where, const NodeLinks& node_links);
+
+/// One entry per topology type, for error messages and the generated docs.
+struct TopologyEntry {
+  std::string_view type;
+  std::string_view description;
+  const ParamTable* params;
+};
+const std::vector<TopologyEntry>& topology_types();
+
+}  // namespace torsim::topo
