@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "sim/bench.hpp"
 #include "sim/output.hpp"
 #include "sim/progress.hpp"
 #include "sim/reference.hpp"
@@ -22,7 +23,9 @@ const char* kUsage =
     "  torsim describe FILE|PRESET [--json] [--route SRC DST]\n"
     "      the derived machine: nodes, cores, routers, links, diameter, hops, bisection, a route\n"
     "  torsim reference [--out FILE]\n"
-    "      the scenario reference (every parameter, unit, default, range and source)\n";
+    "      the scenario reference (every parameter, unit, default, range and source)\n"
+    "  torsim bench [--quick] [--json FILE]\n"
+    "      speed: kernel events/s, random 4 KiB messages/s on a 16x16x16 torus, bytes per idle rank\n";
 
 struct Options {
   std::vector<std::string> positional;
@@ -216,7 +219,8 @@ int command_reference(const std::vector<std::string>& args) {
 std::vector<Command> builtin_commands() {
   return {{"run", "run a scenario", command_run},
           {"describe", "describe a machine", command_describe},
-          {"reference", "print the scenario reference", command_reference}};
+          {"reference", "print the scenario reference", command_reference},
+          {"bench", "speed benchmark", command_bench}};
 }
 
 }  // namespace

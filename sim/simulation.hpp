@@ -34,6 +34,7 @@ class Simulation {
 
   const Machine& machine() const { return machine_; }
   Kernel& kernel() { return *kernel_; }
+  rt::MessagingLayer* layer() { return layer_.get(); }
 
  private:
   Json counters_json() const;

@@ -27,8 +27,9 @@ Time closed_form(const Machine& m, topo::NodeId src, topo::NodeId dst, Bytes byt
 
 Time run_one(const Machine& m, const char* model, Bytes train, topo::NodeId src, topo::NodeId dst, Bytes bytes) {
   Kernel k;
-  auto network = net::make_network_model(Json{{"model", model}, {"train_bytes", std::to_string(train) + "B"}},
-                                         Where("test"), k, m);
+  Json spec{{"model", model}};
+  if (std::string(model) == "packet") spec["train_bytes"] = std::to_string(train) + "B";
+  auto network = net::make_network_model(spec, Where("test"), k, m);
   Completion c{-1, -1, &k};
   network->start(c.request(src, dst, bytes));
   k.run();

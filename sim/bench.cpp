@@ -1,0 +1,174 @@
+// Each figure is measured next to a baseline run in the same process, so ratios stay
+// meaningful on a loaded or different machine:
+//  - kernel events/s vs a bare std::priority_queue doing the same pushes and pops;
+//  - random 4 KiB messages/s on a 16x16x16 torus, packet model vs the analytic model;
+//  - bytes per idle rank at 1 M ranks, from the resident set before and after spawning them.
+#include "sim/bench.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <queue>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "sim/error.hpp"
+#include "sim/output.hpp"
+#include "sim/random.hpp"
+#include "sim/simulation.hpp"
+
+namespace torsim {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+long resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  long pages_total = 0, pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return pages_resident * sysconf(_SC_PAGESIZE);
+}
+
+long peak_resident_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss * 1024L;
+}
+
+Task<> hop_forever(Kernel& k, std::uint64_t seed, std::int64_t steps) {
+  Rng rng(seed);
+  for (std::int64_t i = 0; i < steps; ++i) co_await k.sleep(1 + static_cast<Time>(rng.below(1000)));
+}
+
+Json kernel_events(std::int64_t events) {
+  const int processes = 10000;
+  Kernel k;
+  for (int p = 0; p < processes; ++p) k.spawn(hop_forever(k, static_cast<std::uint64_t>(p), events / processes));
+  auto start = Clock::now();
+  k.run();
+  const double wall = seconds_since(start);
+  // Baseline: the same number of pushes and pops on a bare heap of (time, sequence) pairs.
+  std::priority_queue<std::pair<Time, std::uint64_t>, std::vector<std::pair<Time, std::uint64_t>>, std::greater<>> heap;
+  Rng rng(1);
+  std::uint64_t seq = 0;
+  for (int p = 0; p < processes; ++p) heap.push({static_cast<Time>(rng.below(1000)), seq++});
+  start = Clock::now();
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(k.events_processed()); ++i) {
+    const auto top = heap.top();
+    heap.pop();
+    heap.push({top.first + 1 + static_cast<Time>(rng.below(1000)), seq++});
+  }
+  const double baseline = seconds_since(start);
+  const double rate = static_cast<double>(k.events_processed()) / wall;
+  const double baseline_rate = static_cast<double>(k.events_processed()) / baseline;
+  return {{"events", k.events_processed()}, {"wall_s", wall}, {"events_per_s", rate},
+          {"baseline_heap_ops_per_s", baseline_rate}, {"ratio_to_baseline", rate / baseline_rate}};
+}
+
+Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) {
+  Json doc = Json::parse(R"({
+    "machine": {"name": "bench-torus", "topology": {"type": "torus", "concentration": 1, "dims": [
+        {"size": 16, "link_bandwidth": "9.375GB/s", "link_latency": "105ns"},
+        {"size": 16, "link_bandwidth": "4.68GB/s", "link_latency": "105ns"},
+        {"size": 16, "link_bandwidth": "9.375GB/s", "link_latency": "105ns"}]},
+      "node": {"cores": 24, "injection_bandwidth": "12.48GB/s", "ejection_bandwidth": "12.48GB/s",
+               "nic_latency": "595ns", "memcpy_bandwidth": "9.6GB/s"},
+      "packet": {"payload": "64B", "header": "32B"}},
+    "workload": {"name": "traffic", "pattern": "uniform_random", "size": "4KiB", "window": 4}
+  })");
+  doc["network"] = {{"model", model}};
+  doc["workload"]["messages"] = messages_per_rank;
+  return doc;
+}
+
+Json random_messages(std::int64_t messages_per_rank) {
+  Json out;
+  for (const char* model : {"packet", "analytic"}) {
+    Json doc = random_traffic_scenario(model, messages_per_rank);
+    const auto start = Clock::now();
+    Simulation sim(doc, Where("bench"), 1);
+    const auto result = sim.run();
+    const double wall = seconds_since(start);
+    const double messages = result.output.metrics["messages_delivered"].get<double>();
+    out[model] = {{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
+                  {"events", result.events}, {"events_per_s", static_cast<double>(result.events) / wall},
+                  {"simulated_time_us", to_microseconds(result.simulated_time)}};
+  }
+  out["ratio_packet_to_analytic"] =
+      out["packet"]["messages_per_s"].get<double>() / out["analytic"]["messages_per_s"].get<double>();
+  return out;
+}
+
+Task<> idle_rank(rt::MessagingLayer& layer, rt::Rank r) { co_await layer.irecv(r, rt::kAnySource, rt::kAnyTag); }
+
+Json idle_rank_memory(std::int64_t ranks) {
+  // 64x64x16 nodes x 16 ranks per node = 1,048,576 ranks; scaled down for --quick.
+  const std::int64_t nodes = ranks / 16;
+  Json doc = Json::parse(R"({
+    "machine": {"name": "bench-big", "topology": {"type": "torus", "dims": [
+        {"size": 64, "link_bandwidth": "2GB/s", "link_latency": "40ns"},
+        {"size": 64, "link_bandwidth": "2GB/s", "link_latency": "40ns"},
+        {"size": 16, "link_bandwidth": "2GB/s", "link_latency": "40ns"}]},
+      "node": {"cores": 16, "injection_bandwidth": "20GB/s", "ejection_bandwidth": "20GB/s",
+               "memcpy_bandwidth": "14GB/s"},
+      "packet": {"payload": "512B", "header": "40B"}},
+    "placement": {"ranks_per_node": 16},
+    "workload": {"name": "pingpong", "sizes": [8], "iterations": 1}
+  })");
+  doc["placement"]["nodes"] = nodes;
+  Simulation sim(doc, Where("bench"), 1);
+  // The machine, network and layer exist; measure only what the idle ranks add.
+  auto& layer_kernel = sim.kernel();
+  const long before = resident_bytes();
+  rt::MessagingLayer* layer = sim.layer();
+  for (rt::Rank r = 0; r < layer->size(); ++r) layer_kernel.spawn(idle_rank(*layer, r));
+  layer_kernel.run();
+  const long after = resident_bytes();
+  const double per_rank = static_cast<double>(after - before) / static_cast<double>(layer->size());
+  return {{"ranks", layer->size()}, {"resident_before_MB", before / 1e6}, {"resident_after_MB", after / 1e6},
+          {"bytes_per_idle_rank", per_rank}, {"blocked_ranks", layer_kernel.live_processes()}};
+}
+
+void print_bench(const Json& r) {
+  const auto& k = r["kernel"];
+  std::cout << "kernel: " << format_number(k["events_per_s"].get<double>() / 1e6) << " M events/s ("
+            << format_number(k["ratio_to_baseline"].get<double>()) << "x a bare std::priority_queue at "
+            << format_number(k["baseline_heap_ops_per_s"].get<double>() / 1e6) << " M ops/s)\n";
+  const auto& m = r["random_4KiB_16x16x16"];
+  for (const char* model : {"packet", "analytic"})
+    std::cout << "random 4 KiB on 16x16x16, " << model << " model: "
+              << format_number(m[model]["messages_per_s"].get<double>() / 1e6) << " M messages/s ("
+              << m[model]["messages"] << " messages in " << format_number(m[model]["wall_s"].get<double>()) << " s, "
+              << format_number(m[model]["events_per_s"].get<double>() / 1e6) << " M events/s)\n";
+  std::cout << "  packet / analytic speed: " << format_number(m["ratio_packet_to_analytic"].get<double>()) << "\n";
+  const auto& i = r["idle_ranks"];
+  std::cout << "idle ranks: " << i["ranks"] << " ranks, " << format_number(i["bytes_per_idle_rank"].get<double>())
+            << " bytes per idle rank\n";
+  std::cout << "peak resident memory: " << format_number(r["peak_resident_MB"].get<double>()) << " MB\n";
+}
+
+}  // namespace
+
+int command_bench(const std::vector<std::string>& args) {
+  bool quick = false;
+  std::string json_out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--quick") quick = true;
+    else if (args[i] == "--json" && i + 1 < args.size()) json_out = args[++i];
+    else throw UsageError("bench takes [--quick] [--json FILE], got '" + args[i] + "'");
+  }
+  Json r;
+  r["quick"] = quick;
+  r["kernel"] = kernel_events(quick ? 1000000 : 10000000);
+  r["random_4KiB_16x16x16"] = random_messages(quick ? 16 : 256);
+  r["idle_ranks"] = idle_rank_memory(quick ? 65536 : 1048576);
+  r["peak_resident_MB"] = static_cast<double>(peak_resident_bytes()) / 1e6;
+  print_bench(r);
+  if (!json_out.empty()) std::ofstream(json_out) << r.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace torsim

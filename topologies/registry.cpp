@@ -1,0 +1,50 @@
+#include <algorithm>
+
+#include "topologies/switched.hpp"
+#include "topologies/torus.hpp"
+
+namespace torsim::topo {
+
+namespace {
+
+struct Factory {
+  TopologyEntry entry;
+  std::unique_ptr<Topology> (*make)(const ParamReader&, const NodeLinks&);
+};
+
+const std::vector<Factory>& factories() {
+  static const std::vector<Factory> list{
+      {{"torus", "n-dimensional torus, per-dimension size, bandwidth, latency, multiplicity", &kTorusParams}, make_torus},
+      {{"mesh", "n-dimensional mesh: a torus without wrap-around links by default", &kMeshParams}, make_torus},
+      {{"fat_tree", "two-level leaf/spine fat tree with oversubscription and 1 or 2 rails", &kFatTreeParams},
+       make_fat_tree},
+      {{"crossbar", "a single switch", &kCrossbarParams}, make_crossbar},
+  };
+  return list;
+}
+
+}  // namespace
+
+const std::vector<TopologyEntry>& topology_types() {
+  static const std::vector<TopologyEntry> entries = [] {
+    std::vector<TopologyEntry> out;
+    for (const auto& f : factories()) out.push_back(f.entry);
+    out.push_back({"torus dims", "one dimension of a torus or mesh", &kTorusDimParams});
+    return out;
+  }();
+  return entries;
+}
+
+std::unique_ptr<Topology> make_topology(const Json& spec, const Where& where, const NodeLinks& node_links) {
+  if (!spec.is_object()) where.fail("expected a topology object such as {\"type\": \"torus\", ...}, got " + preview(spec));
+  if (!spec.contains("type") || !spec["type"].is_string()) where.fail("expected a topology \"type\" string");
+  const auto type = spec["type"].get<std::string>();
+  std::string valid;
+  for (const auto& f : factories()) {
+    if (f.entry.type == type) return f.make(ParamReader(spec, where, *f.entry.params), node_links);
+    valid += (valid.empty() ? "" : ", ") + std::string(f.entry.type);
+  }
+  (where / "type").fail("unknown topology type '" + type + "'; valid values are: " + valid);
+}
+
+}  // namespace torsim::topo

@@ -1,0 +1,214 @@
+#include "topologies/torus.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace torsim::topo {
+
+namespace {
+
+constexpr ParamSpec kSpecs[] = {
+    {"type", ParamKind::text, kRequired, "", "", "", "torus (wrap-around by default) or mesh (no wrap by default)",
+     "-"},
+    {"dims", ParamKind::object_list, kRequired, "", "", "", "one object per dimension, dimension 0 first; see "
+     "topology.dims", "-"},
+    {"concentration", ParamKind::integer, "1", "", "1", "64", "nodes per router (Gemini: 2)", "preset"},
+    {"routing", ParamKind::choice, "dimension_order", "", "", "",
+     "dimension_order: deterministic, ties go +; minimal_adaptive: any minimal path, the least busy link at each "
+     "router", "preset", "dimension_order|minimal_adaptive"},
+};
+constexpr ParamSpec kDimSpecs[] = {
+    {"name", ParamKind::text, "", "", "", "", "label, e.g. \"X\" (default d0, d1, ...)", "-"},
+    {"size", ParamKind::integer, kRequired, "", "1", "4096", "routers along the dimension", "preset"},
+    {"wrap", ParamKind::boolean, kUnset, "", "", "", "wrap-around links (default: true on a torus, false on a mesh)",
+     "preset"},
+    {"link_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+     "bandwidth of one link in one direction, wire bytes per second", "preset"},
+    {"link_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "head latency of one hop, router pipeline and wire included", "preset"},
+    {"links", ParamKind::integer, "1", "", "1", "16", "parallel links per direction between neighbours", "preset"},
+};
+
+}  // namespace
+
+const ParamTable kTorusParams{"machine.topology (type: torus)", "n-dimensional torus of routers.", kSpecs};
+const ParamTable kMeshParams{"machine.topology (type: mesh)", "n-dimensional mesh (a torus without wrap-around "
+                             "by default).", kSpecs};
+const ParamTable kTorusDimParams{"machine.topology.dims[i] (torus and mesh)", "One dimension.", kDimSpecs};
+
+Torus::Torus(std::string type, std::vector<TorusDim> dims, int concentration, Routing routing,
+             const NodeLinks& node_links)
+    : type_(std::move(type)), dims_(std::move(dims)), concentration_(concentration), routing_(routing) {
+  RouterId routers = 1;
+  for (const auto& d : dims_) {
+    stride_.push_back(routers);
+    routers *= d.size;
+  }
+  init_graph(routers, routers * concentration_);
+  build_links();
+  add_node_links(node_links);
+}
+
+void Torus::build_links() {
+  ports_.assign(static_cast<std::size_t>(router_count_) * dims_.size() * 2, kNoLink);
+  for (RouterId r = 0; r < router_count_; ++r) {
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      const TorusDim& dim = dims_[d];
+      const int c = coordinate(r, d);
+      for (int direction : {+1, -1}) {
+        const int next = c + direction;
+        if (dim.size < 2 || (!dim.wrap && (next < 0 || next >= dim.size))) continue;
+        const RouterId to = r + ((next + dim.size) % dim.size - c) * stride_[d];
+        auto& port = ports_[(static_cast<std::size_t>(r) * dims_.size() + d) * 2 + (direction < 0 ? 1 : 0)];
+        for (int lane = 0; lane < dim.links; ++lane) {
+          const LinkId id = add_link({r, to, dim.bandwidth, dim.latency, LinkKind::network, static_cast<std::int16_t>(d),
+                                      static_cast<std::int8_t>(direction), static_cast<std::uint8_t>(lane)});
+          if (lane == 0) port = id;
+        }
+      }
+    }
+  }
+}
+
+Torus::Step Torus::step(std::size_t dim, int from, int to) const {
+  const int k = dims_[dim].size;
+  if (from == to) return {0, 0, false};
+  if (!dims_[dim].wrap) return {to > from ? +1 : -1, std::abs(to - from), false};
+  const int forward = ((to - from) % k + k) % k;
+  if (2 * forward < k) return {+1, forward, false};
+  if (2 * forward > k) return {-1, k - forward, false};
+  return {+1, forward, true};  // the tie: exactly half-way round, go +
+}
+
+void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
+  out.clear();
+  if (src == dst) return;
+  out.push_back(injection_link(src));
+  RouterId at = router_of(src);
+  const RouterId target = router_of(dst);
+  for (std::size_t d = 0; d < dims_.size(); ++d) {
+    const Step s = step(d, coordinate(at, d), coordinate(target, d));
+    for (int i = 0; i < s.count; ++i) {
+      const LinkId l = port(at, d, s.direction);
+      out.push_back(l);
+      at = links_[static_cast<std::size_t>(l)].to;
+    }
+  }
+  out.push_back(ejection_link(dst));
+}
+
+void Torus::next_hops(RouterId at, RouterId dst, std::vector<LinkId>& out) const {
+  out.clear();
+  for (std::size_t d = 0; d < dims_.size(); ++d) {
+    const Step s = step(d, coordinate(at, d), coordinate(dst, d));
+    if (s.count == 0) continue;
+    out.push_back(port(at, d, s.direction));
+    if (routing_ == Routing::dimension_order) return;
+    if (s.tie) out.push_back(port(at, d, -s.direction));
+  }
+}
+
+std::pair<LinkId, int> Torus::lanes(LinkId id) const {
+  const LinkInfo& l = links_[static_cast<std::size_t>(id)];
+  if (l.kind != LinkKind::network) return {id, 1};
+  return {id - l.lane, dims_[static_cast<std::size_t>(l.dim)].links};
+}
+
+int Torus::hops(NodeId a, NodeId b) const {
+  int total = 0;
+  for (std::size_t d = 0; d < dims_.size(); ++d)
+    total += step(d, coordinate(router_of(a), d), coordinate(router_of(b), d)).count;
+  return total;
+}
+
+namespace {
+
+// Mean and maximum hops along one dimension over all ordered coordinate pairs.
+std::pair<double, int> ring_distances(const TorusDim& d) {
+  std::int64_t sum = 0;
+  int max = 0;
+  for (int delta = 0; delta < d.size; ++delta) {
+    // For a mesh, delta counts pairs (i, i + delta) in both orders: 2 (k - delta) pairs.
+    const int distance = d.wrap ? std::min(delta, d.size - delta) : delta;
+    sum += d.wrap ? std::int64_t{d.size} * distance : (delta == 0 ? 0 : 2 * std::int64_t{d.size - delta} * distance);
+    max = std::max(max, distance);
+  }
+  return {static_cast<double>(sum) / (static_cast<double>(d.size) * d.size), max};
+}
+
+}  // namespace
+
+Summary Torus::summary() const {
+  Summary s;
+  s.nodes = node_count_;
+  s.routers = router_count_;
+  s.network_links = std::count_if(links_.begin(), links_.end(), [](const LinkInfo& l) { return l.kind == LinkKind::network; });
+  double mean_router_distance = 0;
+  for (const auto& d : dims_) {
+    const auto [mean, max] = ring_distances(d);
+    mean_router_distance += mean;
+    s.diameter += max;
+  }
+  // Over ordered pairs of distinct nodes: all router pairs weighted by concentration^2, the
+  // zero-hop pairs of a node with itself left out.
+  const double n = static_cast<double>(node_count_);
+  s.average_hops = n > 1 ? mean_router_distance * n * n / (n * (n - 1)) : 0.0;
+  s.bisection_bandwidth = 0;
+  for (const auto& d : dims_) {
+    if (d.size < 2) continue;
+    const Rate cut = static_cast<Rate>(router_count_ / d.size) * (d.wrap ? 2 : 1) * d.links * d.bandwidth;
+    s.bisection_bandwidth = s.bisection_bandwidth == 0 ? cut : std::min(s.bisection_bandwidth, cut);
+  }
+  return s;
+}
+
+std::string Torus::node_label(NodeId n) const {
+  std::string label = "(";
+  for (std::size_t d = 0; d < dims_.size(); ++d) label += (d ? "," : "") + std::to_string(coordinate(router_of(n), d));
+  return label + ")/" + std::to_string(n % concentration_);
+}
+
+nlohmann::json Torus::describe() const {
+  nlohmann::json dims = nlohmann::json::array();
+  for (const auto& d : dims_)
+    dims.push_back({{"name", d.name}, {"size", d.size}, {"wrap", d.wrap}, {"links", d.links},
+                    {"link_bandwidth_Bps", d.bandwidth}, {"link_latency_ps", d.latency}});
+  return {{"type", type_}, {"dims", dims}, {"concentration", concentration_},
+          {"routing", routing_ == Routing::dimension_order ? "dimension_order" : "minimal_adaptive"}};
+}
+
+namespace {
+
+TorusDim parse_dim(const ParamReader& r, std::size_t index, bool wrap_default) {
+  TorusDim d;
+  d.name = r.text("name").empty() ? "d" + std::to_string(index) : r.text("name");
+  d.size = static_cast<int>(r.integer("size"));
+  d.wrap = r.has("wrap") ? r.boolean("wrap") : wrap_default;
+  d.bandwidth = r.rate("link_bandwidth");
+  d.latency = r.time("link_latency");
+  d.links = static_cast<int>(r.integer("links"));
+  return d;
+}
+
+}  // namespace
+
+std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node_links) {
+  const std::string type = r.text("type");
+  const Json& list = r.nested("dims");
+  if (list.empty() || list.size() > 6) r.where("dims").fail("expected 1 to 6 dimensions, got " + std::to_string(list.size()));
+  std::vector<TorusDim> dims;
+  std::set<std::string> names;
+  std::int64_t routers = 1;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    dims.push_back(parse_dim(ParamReader(list[i], r.where("dims") / i, kTorusDimParams), i, type == "torus"));
+    if (!names.insert(dims.back().name).second)
+      (r.where("dims") / i / "name").fail("dimension name '" + dims.back().name + "' is used twice");
+    routers *= dims.back().size;
+    if (routers > (1 << 22)) r.where("dims").fail("at most 4,194,304 routers (2^22) are supported");
+  }
+  const auto concentration = static_cast<int>(r.integer("concentration"));
+  const Routing routing = r.text("routing") == "dimension_order" ? Routing::dimension_order : Routing::minimal_adaptive;
+  return std::make_unique<Torus>(type, std::move(dims), concentration, routing, node_links);
+}
+
+}  // namespace torsim::topo
