@@ -80,6 +80,7 @@ Torus::Step Torus::step(std::size_t dim, int from, int to) const {
   return {+1, forward, true};  // the tie: exactly half-way round, go +
 }
 
+// Pure coordinate arithmetic: the next router is computed, not read from the link table.
 void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
   out.clear();
   if (src == dst) return;
@@ -87,11 +88,14 @@ void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
   RouterId at = router_of(src);
   const RouterId target = router_of(dst);
   for (std::size_t d = 0; d < dims_.size(); ++d) {
-    const Step s = step(d, coordinate(at, d), coordinate(target, d));
-    for (int i = 0; i < s.count; ++i) {
-      const LinkId l = port(at, d, s.direction);
-      out.push_back(l);
-      at = links_[static_cast<std::size_t>(l)].to;
+    const int from = coordinate(at, d);
+    const Step s = step(d, from, coordinate(target, d));
+    const int size = dims_[d].size;
+    for (int i = 0, c = from; i < s.count; ++i) {
+      out.push_back(port(at, d, s.direction));
+      const int next = c + s.direction == size ? 0 : (c + s.direction < 0 ? size - 1 : c + s.direction);
+      at += (next - c) * stride_[d];
+      c = next;
     }
   }
   out.push_back(ejection_link(dst));

@@ -1,6 +1,7 @@
 // Synthetic traffic patterns. Every rank sends `messages` messages of `size` to each of its
-// destinations, keeping at most `window` sends outstanding; arrivals are counted by an
-// active-message handler that costs no simulated time. Reports completion time, aggregate and
+// destinations, keeping at most `window` of them in flight (sent and not yet delivered: the
+// source learns of each arrival, like a credit-based flow control); arrivals are counted by
+// an active-message handler that costs no simulated time. Reports completion time, aggregate and
 // per-source throughput, and message latency. "latency_map" instead measures, one message at
 // a time on a quiet network, the one-way latency from rank 0 to every other rank.
 #include <algorithm>
@@ -22,7 +23,8 @@ constexpr ParamSpec kSpecs[] = {
     {"size", ParamKind::size, "4KiB", "B", "0B", "1GiB", "message size", "-"},
     {"messages", ParamKind::integer, "1", "", "1", "1000000000",
      "messages per destination (uniform_random: per rank)", "-"},
-    {"window", ParamKind::integer, "4", "", "1", "1000000", "sends outstanding per rank", "-"},
+    {"window", ParamKind::integer, "4", "", "1", "1000000", "messages in flight (sent, not delivered) per rank",
+     "-"},
     {"distance", ParamKind::integer, "1", "", "", "", "shift distance in ranks", "-"},
 };
 const ParamTable kParams{"workload (name: traffic)", "Synthetic traffic patterns.", kSpecs};
@@ -70,6 +72,9 @@ class Traffic final : public Workload {
     job_ = &layer.job();
     const auto n = static_cast<std::size_t>(layer.size());
     first_send_.assign(n, kNever);
+    in_flight_.assign(n, 0);
+    credit_.clear();
+    for (std::size_t r = 0; r < n; ++r) credit_.emplace_back(nullptr);
     last_arrival_.assign(n, 0);
     bytes_from_.assign(n, 0);
     prepare_destinations(layer.job());
@@ -121,21 +126,23 @@ class Traffic final : public Workload {
   }
 
   Task<> send_all(Comm c) {
-    std::vector<rt::Request> window(static_cast<std::size_t>(window_));
-    Rng rng = job_->rng(1000 + static_cast<std::uint64_t>(c.rank()));
+    const auto me = static_cast<std::size_t>(c.rank());
+    Rng rng = job_->rng(1000 + me);
     const bool random = pattern_ == "uniform_random";
     const auto fixed = random ? std::vector<Rank>{} : destinations(c);
     const std::int64_t total = random ? messages_ : messages_ * static_cast<std::int64_t>(fixed.size());
-    if (total > 0) first_send_[static_cast<std::size_t>(c.rank())] = c.now();
+    if (total > 0) first_send_[me] = c.now();
     for (std::int64_t k = 0; k < total; ++k) {
-      auto& slot = window[static_cast<std::size_t>(k % window_)];
-      if (k >= window_) co_await slot;
+      while (in_flight_[me] >= window_) {
+        Trigger credit(c.kernel());
+        credit_[me] = &credit;
+        co_await credit;
+      }
       const Rank dst = random ? random_other(rng, c) : fixed[static_cast<std::size_t>(k) % fixed.size()];
-      slot = co_await c.am_isend(dst, handler_, size_, static_cast<std::uint64_t>(c.now()));
-      bytes_from_[static_cast<std::size_t>(c.rank())] += size_;
+      ++in_flight_[me];
+      bytes_from_[me] += size_;
+      co_await co_await c.am_isend(dst, handler_, size_, static_cast<std::uint64_t>(c.now()));
     }
-    for (auto& pending : window)
-      if (pending.valid()) co_await pending;
   }
 
   static Rank random_other(Rng& rng, Comm c) {
@@ -149,7 +156,10 @@ class Traffic final : public Workload {
     delivered_bytes_ += e.size;
     latency_sum_ += latency;
     latency_max_ = std::max(latency_max_, latency);
-    last_arrival_[static_cast<std::size_t>(e.src)] = std::max(last_arrival_[static_cast<std::size_t>(e.src)], c.now());
+    const auto src = static_cast<std::size_t>(e.src);
+    last_arrival_[src] = std::max(last_arrival_[src], c.now());
+    --in_flight_[src];
+    if (Trigger* credit = std::exchange(credit_[src], nullptr)) credit->fire();
     if (waiting_) {
       map_latency_.push_back(latency);
       waiting_->fire();
@@ -211,6 +221,8 @@ class Traffic final : public Workload {
   std::vector<Rank> first_rank_on_node_;
   std::vector<Time> first_send_, last_arrival_;
   std::vector<Bytes> bytes_from_;
+  std::vector<std::int64_t> in_flight_;  // per source: sent, not yet delivered
+  std::vector<Trigger*> credit_;         // per source: its sender waiting for a delivery
   std::uint64_t delivered_ = 0;
   Bytes delivered_bytes_ = 0;
   Time latency_sum_ = 0, latency_max_ = 0;

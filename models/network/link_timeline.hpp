@@ -1,15 +1,19 @@
 // The busy intervals booked on one link (or copy engine). A transfer asks for the earliest
 // idle window of a given length at or after a time; booked windows never overlap.
+//
+// Kept to one cache line while a link has at most three live intervals (the common case):
+// touching a link's timeline is the packet model's main memory cost.
 #pragma once
 
 #include <cstddef>
-#include <vector>
+#include <cstdint>
+#include <memory>
 
 #include "sim/time.hpp"
 
 namespace torsim::net {
 
-class LinkTimeline {
+class alignas(64) LinkTimeline {
  public:
   struct Slot {
     Time start;      // start of the window found
@@ -17,20 +21,34 @@ class LinkTimeline {
   };
   static constexpr Time kIdleSinceEver = -1;
 
+  LinkTimeline() = default;
+  LinkTimeline(const LinkTimeline&) = delete;
+  LinkTimeline& operator=(const LinkTimeline&) = delete;
+  LinkTimeline(LinkTimeline&& other) noexcept;
+  LinkTimeline& operator=(LinkTimeline&& other) noexcept;
+  ~LinkTimeline() = default;
+
   /// Earliest window [start, start + duration) of idle time with start >= earliest.
   Slot find(Time earliest, Time duration) const;
   /// Books [start, start + duration); the caller found it idle with find().
   void book(Time start, Time duration);
   /// Forgets intervals that ended at or before `now` (no booking can start before now).
   void forget_before(Time now);
-  std::size_t intervals() const { return busy_.size() - first_; }
+  std::size_t intervals() const { return size_; }
 
  private:
   struct Interval {
     Time start, end;
   };
-  std::vector<Interval> busy_;  // sorted, disjoint, touching intervals merged
-  std::size_t first_ = 0;       // busy_[0, first_) have ended
+  static constexpr std::uint32_t kInline = 3;
+  Interval* data() { return heap_ ? heap_.get() : inline_; }
+  const Interval* data() const { return heap_ ? heap_.get() : inline_; }
+  void grow();
+
+  Interval inline_[kInline];
+  std::unique_ptr<Interval[]> heap_;  // used instead of inline_ once more than kInline live
+  std::uint32_t size_ = 0;            // sorted, disjoint, touching intervals merged
+  std::uint32_t capacity_ = kInline;
 };
 
 }  // namespace torsim::net

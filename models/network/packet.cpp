@@ -93,6 +93,8 @@ void PacketModel::finish(std::uint64_t index) {
 PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end) {
   Train train{ready, ready, wire_start, wire_end, m.bottleneck};
   const auto& route = m.route;
+  // Each link's timeline is a likely cache miss; ask for all of them at once.
+  for (LinkId l : route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
   Booking booking{};
   candidates_.clear();
   add_lanes(route.front(), candidates_);
