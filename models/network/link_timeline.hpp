@@ -34,7 +34,7 @@ class alignas(64) LinkTimeline {
   void book(Time start, Time duration);
   /// Forgets intervals that ended at or before `now` (no booking can start before now).
   void forget_before(Time now);
-  std::size_t intervals() const { return size_; }
+  std::size_t intervals() const { return end_ - begin_; }
 
  private:
   struct Interval {
@@ -43,11 +43,14 @@ class alignas(64) LinkTimeline {
   static constexpr std::uint32_t kInline = 3;
   Interval* data() { return heap_ ? heap_.get() : inline_; }
   const Interval* data() const { return heap_ ? heap_.get() : inline_; }
-  void grow();
+  /// Makes room for one more interval at the end (moves live ones to the front, or grows).
+  void make_room();
 
   Interval inline_[kInline];
   std::unique_ptr<Interval[]> heap_;  // used instead of inline_ once more than kInline live
-  std::uint32_t size_ = 0;            // sorted, disjoint, touching intervals merged
+  // Live intervals are data()[begin_, end_): sorted, disjoint, touching intervals merged.
+  std::uint32_t begin_ = 0;
+  std::uint32_t end_ = 0;
   std::uint32_t capacity_ = kInline;
 };
 

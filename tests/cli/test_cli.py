@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Command-line behaviour of torsim: bad input, determinism, describe, reference.
+
+Usage: test_cli.py TORSIM_BINARY  (run by CTest; plain unittest, no extra packages)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TORSIM = None
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(*args, check=False):
+    proc = subprocess.run([TORSIM, *args], capture_output=True, text=True, cwd=ROOT)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"torsim {' '.join(args)} failed: {proc.stderr}")
+    return proc
+
+
+class Scratch(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="torsim-cli-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, name, content):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+        return path
+
+    def expect_input_error(self, scenario, *needles, extra=()):
+        path = self.write("s.json", scenario)
+        out = os.path.join(self.dir, "out")
+        proc = run("run", path, "--out", out, *extra)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        for needle in needles:
+            self.assertIn(needle, proc.stderr)
+        self.assertFalse(os.path.exists(out), "no output may be written on bad input")
+        return proc.stderr
+
+
+PINGPONG = {"machine": "hopper", "placement": {"node_list": [0, 2]},
+            "workload": {"name": "pingpong", "sizes": [8, 4096], "iterations": 2}}
+
+
+class BadInput(Scratch):
+    def test_malformed_json_names_line_and_column(self):
+        err = self.expect_input_error('{\n  "machine": "hopper",\n  "workload": {"name": }\n}', "s.json", "line 3",
+                                      "malformed JSON")
+        self.assertIn("column", err)
+
+    def test_unknown_key_names_path_and_suggests(self):
+        bad = dict(PINGPONG, workload={"name": "pingpong", "iteratons": 3})
+        self.expect_input_error(bad, "/workload/iteratons", "did you mean 'iterations'")
+
+    def test_wrong_type(self):
+        bad = dict(PINGPONG, workload={"name": "pingpong", "iterations": "many"})
+        self.expect_input_error(bad, "/workload/iterations", "expected an integer")
+
+    def test_out_of_range(self):
+        bad = dict(PINGPONG, workload={"name": "pingpong", "iterations": 0})
+        self.expect_input_error(bad, "/workload/iterations", "expected a value in [1,")
+
+    def test_impossible_placement(self):
+        bad = dict(PINGPONG, placement={"nodes": 100000})
+        self.expect_input_error(bad, "/placement/nodes", "the machine has 6528")
+        bad = dict(PINGPONG, placement={"nodes": 2, "ranks_per_node": 25})
+        self.expect_input_error(bad, "/placement/ranks_per_node", "at most 24 ranks per node")
+
+    def test_unknown_preset_lists_presets(self):
+        self.expect_input_error(dict(PINGPONG, machine="hoper"), "unknown machine preset 'hoper'",
+                                "did you mean 'hopper'", "intrepid-512")
+
+    def test_unknown_workload_and_model(self):
+        self.expect_input_error(dict(PINGPONG, workload={"name": "pingpang"}), "/workload/name",
+                                "valid values are: pingpong")
+        self.expect_input_error(dict(PINGPONG, network={"model": "packets"}), "/network/model", "valid values are")
+
+    def test_bad_override_is_blamed_on_the_scenario(self):
+        bad = dict(PINGPONG, machine={"preset": "hopper", "node": {"cores": 0}})
+        self.expect_input_error(bad, "s.json: at /machine/node/cores", "expected a value in [1, 4096]")
+
+    def test_bad_set_is_blamed_on_the_command_line(self):
+        self.expect_input_error(PINGPONG, "command line (--set): at /machine/topology/dims/1/size",
+                                extra=("--set", "machine.topology.dims.1.size=0"))
+
+    def test_impossible_machine(self):
+        bad = dict(PINGPONG, machine={"preset": "hopper", "topology": {"dims": {"0": {"size": 5000}}}})
+        self.expect_input_error(bad, "/machine/topology/dims/0/size")
+
+    def test_usage_errors(self):
+        self.assertEqual(run("run").returncode, 2)
+        self.assertEqual(run("frobnicate").returncode, 2)
+        self.assertEqual(run("run", "does-not-exist.json").returncode, 2)
+        self.assertIn("cannot read", run("run", "does-not-exist.json").stderr)
+
+
+class Runs(Scratch):
+    def results(self, out):
+        with open(os.path.join(out, "results.json")) as f:
+            return json.load(f)
+
+    def test_same_scenario_twice_is_byte_identical_apart_from_wall_time(self):
+        path = self.write("s.json", dict(PINGPONG, workload={"name": "pingpong", "sizes": [8, 65536]}))
+        first, second = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
+        run("run", path, "--out", first, "--quiet", check=True)
+        run("run", path, "--out", second, "--quiet", check=True)
+        a, b = self.results(first), self.results(second)
+        self.assertIn("wall", a)
+        del a["wall"], b["wall"]
+        self.assertEqual(json.dumps(a, sort_keys=True), json.dumps(b, sort_keys=True))
+        with open(os.path.join(first, "latency.csv")) as f, open(os.path.join(second, "latency.csv")) as g:
+            self.assertEqual(f.read(), g.read())
+
+    def test_results_document_and_csv(self):
+        out = os.path.join(self.dir, "out")
+        run("run", self.write("s.json", PINGPONG), "--out", out, "--quiet", check=True)
+        r = self.results(out)
+        self.assertEqual(r["machine"]["name"], "hopper")
+        self.assertEqual(r["machine"]["nodes"], 6528)
+        point = r["points"][0]
+        self.assertEqual(point["series"]["latency"]["columns"], ["size_bytes", "latency_us", "bandwidth_MBps"])
+        self.assertEqual(len(point["series"]["latency"]["rows"]), 2)
+        self.assertGreater(point["counters"]["events"], 0)
+        self.assertIn("torsim_version", r)
+        with open(os.path.join(out, "latency.csv")) as f:
+            self.assertEqual(f.readline().strip(), "size_bytes,latency_us,bandwidth_MBps")
+
+    def test_sweep_and_set(self):
+        scenario = dict(PINGPONG, sweep={"machine.node.nic_latency": ["500ns", "1us"]})
+        out = os.path.join(self.dir, "out")
+        run("run", self.write("s.json", scenario), "--out", out, "--quiet", "--set", "workload.sizes=[8]", check=True)
+        r = self.results(out)
+        self.assertEqual(len(r["points"]), 2)
+        small = [p["metrics"]["smallest_size_latency_us"] for p in r["points"]]
+        self.assertAlmostEqual(small[1] - small[0], 0.5, places=6)
+        with open(os.path.join(out, "latency.csv")) as f:
+            self.assertTrue(f.readline().startswith("machine.node.nic_latency,size_bytes"))
+
+
+class Describe(unittest.TestCase):
+    def test_describe_preset_with_route(self):
+        proc = run("describe", "hopper", "--json", "--route", "0", "2", check=True)
+        doc = json.loads(proc.stdout)
+        self.assertEqual(doc["nodes"], 6528)
+        self.assertEqual(doc["cores"], 156672)
+        self.assertEqual(doc["diameter_hops"], 8 + 4 + 12)
+        self.assertEqual(doc["route"]["router_hops"], 1)
+        self.assertEqual(len(doc["route"]["links"]), 3)
+
+    def test_describe_text_and_bad_route(self):
+        self.assertIn("bisection_bandwidth_GBps", run("describe", "intrepid-512", check=True).stdout)
+        self.assertEqual(run("describe", "hopper", "--route", "0", "99999").returncode, 2)
+
+
+class Reference(unittest.TestCase):
+    def test_reference_in_docs_is_current(self):
+        generated = run("reference", check=True).stdout
+        with open(os.path.join(ROOT, "docs", "scenario-reference.md")) as f:
+            self.assertEqual(f.read(), generated,
+                             "docs/scenario-reference.md is stale: run `build/torsim reference --out "
+                             "docs/scenario-reference.md`")
+
+    def test_help_and_version(self):
+        self.assertEqual(run("--help").returncode, 0)
+        self.assertIn("torsim run FILE", run("--help").stdout)
+        self.assertRegex(run("--version").stdout, r"^torsim \d+\.\d+\.\d+")
+
+
+if __name__ == "__main__":
+    TORSIM = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=1)
