@@ -45,8 +45,42 @@ void Kernel::at(Time t, Callback cb) {
     current_.push_back({t, next_seq_++, cb});
     return;
   }
-  heap_.push_back({t, next_seq_++, cb});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  heap_push({t, next_seq_++, cb});
+}
+
+// A 4-ary heap: half the depth of a binary one, and a node's children share cache lines.
+void Kernel::heap_push(const Event& ev) {
+  std::size_t hole = heap_.size();
+  heap_.push_back(ev);
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / 4;
+    if (!earlier(ev, heap_[parent])) break;
+    heap_[hole] = heap_[parent];
+    hole = parent;
+  }
+  heap_[hole] = ev;
+}
+
+Kernel::Event Kernel::heap_pop() {
+  const Event top = heap_.front();
+  const Event last = heap_.back();
+  heap_.pop_back();
+  const std::size_t n = heap_.size();
+  if (n == 0) return top;
+  std::size_t hole = 0;
+  while (true) {
+    const std::size_t first = 4 * hole + 1;
+    if (first >= n) break;
+    std::size_t best = first;
+    const std::size_t end = std::min(first + 4, n);
+    for (std::size_t c = first + 1; c < end; ++c)
+      if (earlier(heap_[c], heap_[best])) best = c;
+    if (!earlier(heap_[best], last)) break;
+    heap_[hole] = heap_[best];
+    hole = best;
+  }
+  heap_[hole] = last;
+  return top;
 }
 
 void Kernel::resume_at(Time t, std::coroutine_handle<> h) { at(t, {resume_handle, h.address(), 0}); }
@@ -87,9 +121,7 @@ void Kernel::shutdown() {
 // `current_`, so the heap goes first while its top is at `now_`: (time, seq) order is exact.
 bool Kernel::pop_next(Event& out) {
   if (!heap_.empty() && (current_.empty() || heap_.front().time == now_)) {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    out = heap_.back();
-    heap_.pop_back();
+    out = heap_pop();
     return true;
   }
   if (current_.empty()) return false;

@@ -89,16 +89,18 @@ class Kernel {
     std::uint64_t seq;
     Callback cb;
   };
-  static bool later(const Event& a, const Event& b) {
-    return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+  static bool earlier(const Event& a, const Event& b) {
+    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
   }
+  void heap_push(const Event& ev);
+  Event heap_pop();
   bool pop_next(Event& out);
   void dispatch(const Event& ev);
 
   Time now_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_processed_ = 0;
-  std::vector<Event> heap_;         // future events, a binary min-heap on (time, seq)
+  std::vector<Event> heap_;         // future events, a 4-ary min-heap on (time, seq)
   std::deque<Event> current_;       // events scheduled for `now_` while at `now_`, in order
   bool stopped_ = false;
   std::exception_ptr failure_;

@@ -85,6 +85,8 @@ class Topology {
   /// Parallel links that may carry what `id` carries (same endpoints, multiplicity): id itself
   /// and its lanes, as [first, first + count).
   virtual std::pair<LinkId, int> lanes(LinkId id) const { return {id, 1}; }
+  /// Whether any link has parallel lanes (lets the network models skip lane choice).
+  virtual bool has_lanes() const { return false; }
   virtual Routing routing() const { return Routing::dimension_order; }
 
   /// Router-to-router hops between two nodes on the deterministic route.

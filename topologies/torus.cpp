@@ -45,6 +45,10 @@ Torus::Torus(std::string type, std::vector<TorusDim> dims, int concentration, Ro
     routers *= d.size;
   }
   init_graph(routers, routers * concentration_);
+  coords_.resize(static_cast<std::size_t>(routers) * dims_.size());
+  for (RouterId r = 0; r < routers; ++r)
+    for (std::size_t d = 0; d < dims_.size(); ++d)
+      coords_[static_cast<std::size_t>(r) * dims_.size() + d] = static_cast<std::int16_t>((r / stride_[d]) % dims_[d].size);
   build_links();
   add_node_links(node_links);
 }
@@ -74,7 +78,7 @@ Torus::Step Torus::step(std::size_t dim, int from, int to) const {
   const int k = dims_[dim].size;
   if (from == to) return {0, 0, false};
   if (!dims_[dim].wrap) return {to > from ? +1 : -1, std::abs(to - from), false};
-  const int forward = ((to - from) % k + k) % k;
+  const int forward = to >= from ? to - from : to - from + k;
   if (2 * forward < k) return {+1, forward, false};
   if (2 * forward > k) return {-1, k - forward, false};
   return {+1, forward, true};  // the tie: exactly half-way round, go +
@@ -116,6 +120,10 @@ std::pair<LinkId, int> Torus::lanes(LinkId id) const {
   const LinkInfo& l = links_[static_cast<std::size_t>(id)];
   if (l.kind != LinkKind::network) return {id, 1};
   return {id - l.lane, dims_[static_cast<std::size_t>(l.dim)].links};
+}
+
+bool Torus::has_lanes() const {
+  return std::any_of(dims_.begin(), dims_.end(), [](const TorusDim& d) { return d.links > 1; });
 }
 
 int Torus::hops(NodeId a, NodeId b) const {

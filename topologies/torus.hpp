@@ -37,6 +37,7 @@ class Torus final : public Topology {
   void route(NodeId src, NodeId dst, std::vector<LinkId>& out) const override;
   void next_hops(RouterId at, RouterId dst, std::vector<LinkId>& out) const override;
   std::pair<LinkId, int> lanes(LinkId id) const override;
+  bool has_lanes() const override;
   Routing routing() const override { return routing_; }
   int hops(NodeId a, NodeId b) const override;
   Summary summary() const override;
@@ -45,7 +46,7 @@ class Torus final : public Topology {
 
   const std::vector<TorusDim>& dims() const { return dims_; }
   int concentration() const { return concentration_; }
-  int coordinate(RouterId r, std::size_t dim) const { return (r / stride_[dim]) % dims_[dim].size; }
+  int coordinate(RouterId r, std::size_t dim) const { return coords_[static_cast<std::size_t>(r) * dims_.size() + dim]; }
   /// First lane of the link leaving `r` along `dim` in `direction` (+1/-1), or kNoLink.
   LinkId port(RouterId r, std::size_t dim, int direction) const {
     return ports_[(static_cast<std::size_t>(r) * dims_.size() + dim) * 2 + (direction < 0 ? 1 : 0)];
@@ -65,7 +66,8 @@ class Torus final : public Topology {
   std::vector<RouterId> stride_;
   int concentration_;
   Routing routing_;
-  std::vector<LinkId> ports_;  // per router, dimension and direction: first lane
+  std::vector<LinkId> ports_;            // per router, dimension and direction: first lane
+  std::vector<std::int16_t> coords_;     // per router and dimension: routes need no division
 };
 
 std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node_links);

@@ -1,13 +1,13 @@
 // The busy intervals booked on one link (or copy engine). A transfer asks for the earliest
 // idle window of a given length at or after a time; booked windows never overlap.
 //
-// Kept to one cache line while a link has at most three live intervals (the common case):
-// touching a link's timeline is the packet model's main memory cost.
+// One cache line per link: up to three live intervals are stored inline (the common case);
+// more spill to a heap array, and come back inline when the link drains. Touching links'
+// timelines is the packet model's main memory cost.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
 #include "sim/time.hpp"
 
@@ -21,12 +21,12 @@ class alignas(64) LinkTimeline {
   };
   static constexpr Time kIdleSinceEver = -1;
 
-  LinkTimeline() = default;
+  LinkTimeline() : inline_{} {}
   LinkTimeline(const LinkTimeline&) = delete;
   LinkTimeline& operator=(const LinkTimeline&) = delete;
   LinkTimeline(LinkTimeline&& other) noexcept;
   LinkTimeline& operator=(LinkTimeline&& other) noexcept;
-  ~LinkTimeline() = default;
+  ~LinkTimeline();
 
   /// Earliest window [start, start + duration) of idle time with start >= earliest.
   Slot find(Time earliest, Time duration) const;
@@ -34,24 +34,37 @@ class alignas(64) LinkTimeline {
   void book(Time start, Time duration);
   /// Forgets intervals that ended at or before `now` (no booking can start before now).
   void forget_before(Time now);
-  std::size_t intervals() const { return end_ - begin_; }
+  std::size_t intervals() const;
 
  private:
   struct Interval {
     Time start, end;
   };
-  static constexpr std::uint32_t kInline = 3;
-  Interval* data() { return heap_ ? heap_.get() : inline_; }
-  const Interval* data() const { return heap_ ? heap_.get() : inline_; }
-  /// Makes room for one more interval at the end (moves live ones to the front, or grows).
-  void make_room();
+  struct Spilled {
+    Interval* data;
+    std::uint32_t begin, end, capacity;
+  };
+  static constexpr std::uint8_t kInline = 3;
 
-  Interval inline_[kInline];
-  std::unique_ptr<Interval[]> heap_;  // used instead of inline_ once more than kInline live
-  // Live intervals are data()[begin_, end_): sorted, disjoint, touching intervals merged.
-  std::uint32_t begin_ = 0;
-  std::uint32_t end_ = 0;
-  std::uint32_t capacity_ = kInline;
+  // Live intervals are first()..last(): sorted, disjoint, touching intervals merged.
+  Interval* base() { return spilled_ ? heap_.data : inline_; }
+  const Interval* base() const { return spilled_ ? heap_.data : inline_; }
+  std::uint32_t begin() const { return spilled_ ? heap_.begin : inline_begin_; }
+  std::uint32_t end() const { return spilled_ ? heap_.end : inline_end_; }
+  void set_range(std::uint32_t begin, std::uint32_t end);
+  /// Makes room for one more interval (compacts, spills to the heap, or grows it).
+  void make_room();
+  void move_inline_if_small();
+
+  union {
+    Interval inline_[kInline];
+    Spilled heap_;
+  };
+  std::uint8_t inline_begin_ = 0;
+  std::uint8_t inline_end_ = 0;
+  bool spilled_ = false;
 };
+
+static_assert(sizeof(LinkTimeline) == 64, "a link's timeline should fill exactly one cache line");
 
 }  // namespace torsim::net

@@ -19,6 +19,7 @@ const ParamTable kPacketModelParams{"network (model: packet)",
 PacketModel::PacketModel(Kernel& kernel, const Machine& machine, Bytes train_bytes)
     : NetworkModel(kernel, machine),
       train_payload_(std::max<Bytes>(1, train_bytes / machine.packet.payload) * machine.packet.payload),
+      has_lanes_(topology_.has_lanes()),
       timelines_(static_cast<std::size_t>(topology_.link_count())),
       memory_(static_cast<std::size_t>(topology_.node_count())) {}
 
@@ -91,29 +92,29 @@ void PacketModel::finish(std::uint64_t index) {
 }
 
 PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end) {
-  Train train{ready, ready, wire_start, wire_end, m.bottleneck};
+  Train train{ready, ready, wire_start, wire_end, m.bottleneck,
+              stream_time(wire_end, m.bottleneck) - stream_time(wire_start, m.bottleneck)};
   const auto& route = m.route;
-  // Each link's timeline is a likely cache miss; ask for all of them at once.
+  // Each link's timeline is a likely cache miss: ask for all of them at once.
   for (LinkId l : route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
   Booking booking{};
-  candidates_.clear();
-  add_lanes(route.front(), candidates_);
-  book_link(candidates_, train);
+  book_hop(route.front(), train);
   booking.injected = train.tail - topology_.link(route.front()).latency;
   if (topology_.routing() == topo::Routing::dimension_order) {
-    for (std::size_t i = 1; i + 1 < route.size(); ++i) {
-      candidates_.clear();
-      add_lanes(route[i], candidates_);
-      book_link(candidates_, train);
-    }
+    for (std::size_t i = 1; i + 1 < route.size(); ++i) book_hop(route[i], train);
   } else {
     book_adaptive_hops(m, train);
   }
-  candidates_.clear();
-  add_lanes(route.back(), candidates_);
-  book_link(candidates_, train);
+  book_hop(route.back(), train);
   booking.delivered = train.tail;
   return booking;
+}
+
+void PacketModel::book_hop(LinkId link, Train& train) {
+  candidates_.clear();
+  if (has_lanes_) add_lanes(link, candidates_);
+  else candidates_.push_back(link);
+  book_link(candidates_, train);
 }
 
 // Minimal adaptive routing: at each router the train takes, among every productive link and
@@ -134,12 +135,20 @@ void PacketModel::add_lanes(LinkId link, std::vector<LinkId>& out) const {
   for (int k = 0; k < count; ++k) out.push_back(first + k);
 }
 
-Time PacketModel::serialisation(LinkId link, const Train& train) const {
+Time PacketModel::serialisation(LinkId link, Train& train) const {
   // Differences of stream_time() add up exactly over a message's trains; the clamp to the
   // bottleneck's share removes a 1 ps rounding flip on faster links, so that an uncontended
   // message takes exactly the closed form.
-  const auto share = [&](Rate r) { return stream_time(train.wire_end, r) - stream_time(train.wire_start, r); };
-  return std::min(share(topology_.link(link).bandwidth), share(train.bottleneck));
+  const Rate rate = topology_.link(link).bandwidth;
+  for (int i = 0; i < Train::kRemembered; ++i) {
+    if (train.rates[i] == rate) return train.durations[i];
+    if (train.rates[i] != 0) continue;
+    train.rates[i] = rate;
+    train.durations[i] = std::min(stream_time(train.wire_end, rate) - stream_time(train.wire_start, rate),
+                                  train.bottleneck_share);
+    return train.durations[i];
+  }
+  return std::min(stream_time(train.wire_end, rate) - stream_time(train.wire_start, rate), train.bottleneck_share);
 }
 
 LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& train) {

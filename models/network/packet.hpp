@@ -50,6 +50,12 @@ class PacketModel final : public NetworkModel {
     Time tail;  // when the tail has fully arrived at the next link's input
     Bytes wire_start, wire_end;
     Rate bottleneck;
+    Time bottleneck_share;  // serialisation at the bottleneck bandwidth
+    // Serialisation by link bandwidth: a route has few distinct bandwidths, and each costs
+    // two 128-bit divisions.
+    static constexpr int kRemembered = 4;
+    Rate rates[kRemembered] = {};
+    Time durations[kRemembered] = {};
   };
 
   void start_intra_node(const TransferRequest& request);
@@ -57,15 +63,18 @@ class PacketModel final : public NetworkModel {
   void finish(std::uint64_t message_index);
   Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
   void book_adaptive_hops(Message& m, Train& train);
+  /// Books the link (or the best of its lanes) a deterministic route takes.
+  void book_hop(LinkId link, Train& train);
   /// Books the earliest window among the candidate links (ties: first candidate), advances
   /// the train past it, and returns the link used.
   LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
   /// `link` and its parallel lanes into `out`.
   void add_lanes(LinkId link, std::vector<LinkId>& out) const;
-  Time serialisation(LinkId link, const Train& train) const;
+  Time serialisation(LinkId link, Train& train) const;
   std::uint64_t allocate_message();
 
   Bytes train_payload_;  // whole packets
+  bool has_lanes_;
   std::vector<LinkTimeline> timelines_;
   std::vector<LinkTimeline> memory_;
   std::vector<Message> messages_;
