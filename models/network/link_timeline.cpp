@@ -36,20 +36,30 @@ void LinkTimeline::set_range(std::uint32_t begin, std::uint32_t end) {
   }
 }
 
-// Ends are sorted too (intervals are disjoint), so the scan starts at the first interval
-// still busy at `earliest`; a long queue booked ahead costs a binary search, not a walk.
-LinkTimeline::Slot LinkTimeline::find(Time earliest, Time duration) const {
-  const Interval* first = base() + begin();
+// Ends are sorted too (intervals are disjoint), so the walk starts at the first interval
+// still busy at `from`: a long queue booked ahead costs a binary search, not a scan.
+LinkTimeline::Plan LinkTimeline::plan(Time from, Time duration) const {
   const Interval* last = base() + end();
-  const Interval* busy = std::upper_bound(first, last, earliest, [](Time t, const Interval& b) { return t < b.end; });
-  Time candidate = earliest;
-  Time gap_start = busy == first ? kIdleSinceEver : std::prev(busy)->end;
+  const Interval* busy = std::upper_bound(base() + begin(), last, from, [](Time t, const Interval& b) { return t < b.end; });
+  Time t = from;
+  Time remaining = duration;
+  Time first = -1;
   for (; busy != last; ++busy) {
-    if (candidate + duration <= busy->start) break;
-    candidate = busy->end;
-    gap_start = busy->end;
+    if (busy->start > t) {
+      if (first < 0) first = t;
+      if (busy->start - t >= remaining) break;
+      remaining -= busy->start - t;
+    }
+    t = std::max(t, busy->end);
   }
-  return {candidate, gap_start};
+  if (first < 0) first = t;
+  return {first, t + remaining};
+}
+
+Time LinkTimeline::first_idle(Time t) const {
+  const Interval* last = base() + end();
+  const Interval* busy = std::upper_bound(base() + begin(), last, t, [](Time x, const Interval& b) { return x < b.end; });
+  return busy != last && busy->start <= t ? busy->end : t;
 }
 
 void LinkTimeline::make_room() {
@@ -66,30 +76,26 @@ void LinkTimeline::make_room() {
   heap_ = {bigger, 0, live, capacity * 2u};
 }
 
-void LinkTimeline::book(Time start, Time duration) {
-  if (duration <= 0) return;
-  const Time end_time = start + duration;
+// Every gap between plan.first and plan.end was filled, so the booked time and the intervals
+// it touches (or abuts) become one interval.
+void LinkTimeline::book(const Plan& plan) {
+  if (plan.end <= plan.first) return;
   Interval* first = base() + begin();
   Interval* last = base() + end();
-  Interval* next = std::lower_bound(first, last, start, [](const Interval& b, Time t) { return b.start < t; });
-  const bool joins_previous = next != first && std::prev(next)->end == start;
-  const bool joins_next = next != last && next->start == end_time;
-  if (joins_previous && joins_next) {
-    std::prev(next)->end = next->end;
-    std::memmove(next, next + 1, static_cast<std::size_t>(last - next - 1) * sizeof(Interval));
-    set_range(begin(), end() - 1);
-  } else if (joins_previous) {
-    std::prev(next)->end = end_time;
-  } else if (joins_next) {
-    next->start = start;
-  } else {
-    const auto position = static_cast<std::uint32_t>(next - first);
-    if (end() == (spilled_ ? heap_.capacity : kInline)) make_room();
-    next = base() + begin() + position;
-    std::memmove(next + 1, next, static_cast<std::size_t>(base() + end() - next) * sizeof(Interval));
-    *next = {start, end_time};
-    set_range(begin(), end() + 1);
+  Interval* lo = std::lower_bound(first, last, plan.first, [](const Interval& b, Time t) { return b.end < t; });
+  Interval* hi = std::upper_bound(lo, last, plan.end, [](Time t, const Interval& b) { return t < b.start; });
+  if (lo != hi) {
+    const Interval merged{std::min(lo->start, plan.first), std::max(std::prev(hi)->end, plan.end)};
+    *lo = merged;
+    std::memmove(lo + 1, hi, static_cast<std::size_t>(last - hi) * sizeof(Interval));
+    return set_range(begin(), end() - static_cast<std::uint32_t>(hi - lo - 1));
   }
+  const auto position = static_cast<std::uint32_t>(lo - first);
+  if (end() == (spilled_ ? heap_.capacity : kInline)) make_room();
+  Interval* at = base() + begin() + position;
+  std::memmove(at + 1, at, static_cast<std::size_t>(base() + end() - at) * sizeof(Interval));
+  *at = {plan.first, plan.end};
+  set_range(begin(), end() + 1);
 }
 
 void LinkTimeline::forget_before(Time now) {

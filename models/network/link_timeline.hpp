@@ -1,5 +1,7 @@
-// The busy intervals booked on one link (or copy engine). A transfer asks for the earliest
-// idle window of a given length at or after a time; booked windows never overlap.
+// The busy intervals booked on one link (or copy engine). A transfer books `duration` of the
+// link's idle time from a given instant on: it fills idle gaps in order, as its packets would
+// slip between other traffic's, and finishes when it has had its whole duration. Booked time
+// never overlaps.
 //
 // One cache line per link: up to three live intervals are stored inline (the common case);
 // more spill to a heap array, and come back inline when the link drains. Touching links'
@@ -15,11 +17,10 @@ namespace torsim::net {
 
 class alignas(64) LinkTimeline {
  public:
-  struct Slot {
-    Time start;      // start of the window found
-    Time gap_start;  // start of the idle gap that contains it (kIdleSinceEver if none before)
+  struct Plan {
+    Time first;  // start of the first idle time used
+    Time end;    // when the whole duration has been served
   };
-  static constexpr Time kIdleSinceEver = -1;
 
   LinkTimeline() : inline_{} {}
   LinkTimeline(const LinkTimeline&) = delete;
@@ -28,10 +29,12 @@ class alignas(64) LinkTimeline {
   LinkTimeline& operator=(LinkTimeline&& other) noexcept;
   ~LinkTimeline();
 
-  /// Earliest window [start, start + duration) of idle time with start >= earliest.
-  Slot find(Time earliest, Time duration) const;
-  /// Books [start, start + duration); the caller found it idle with find().
-  void book(Time start, Time duration);
+  /// Where `duration` of idle time from `from` on would go, without booking it.
+  Plan plan(Time from, Time duration) const;
+  /// Books a plan made by plan() (nothing booked in between).
+  void book(const Plan& plan);
+  /// The first instant at or after `t` when the link is idle.
+  Time first_idle(Time t) const;
   /// Forgets intervals that ended at or before `now` (no booking can start before now).
   void forget_before(Time now);
   std::size_t intervals() const;

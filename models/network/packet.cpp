@@ -55,10 +55,10 @@ void PacketModel::start_intra_node(const TransferRequest& request) {
   const Time now = kernel_.now();
   copy_engine.forget_before(now);
   const Time duration = transfer_time(request.bytes, machine_.node.memcpy_bandwidth);
-  const Time start = copy_engine.find(now, duration).start;
-  copy_engine.book(start, duration);
+  const auto plan = copy_engine.plan(now, duration);
+  copy_engine.book(plan);
   memory_busy_[static_cast<std::size_t>(request.src)] += duration;
-  const Time done = start + duration + machine_.node.memcpy_latency;
+  const Time done = plan.end + machine_.node.memcpy_latency;
   notify(done, request.on_injected);
   notify(done, request.on_delivered);
 }
@@ -151,26 +151,28 @@ Time PacketModel::serialisation(LinkId link, Train& train) const {
   return std::min(stream_time(train.wire_end, rate) - stream_time(train.wire_start, rate), train.bottleneck_share);
 }
 
+// Among the candidates (lanes, or adaptive routing's options), the link that would finish the
+// train first; ties go to the first candidate.
 LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& train) {
   LinkId best = candidates.front();
-  LinkTimeline::Slot best_slot{kNever, 0};
-  Time best_duration = 0;
+  LinkTimeline::Plan best_plan{0, kNever};
   for (LinkId link : candidates) {
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
     timeline.forget_before(kernel_.now());
     const Time duration = serialisation(link, train);
-    const auto slot = timeline.find(std::max(train.head, train.tail - duration), duration);
-    if (slot.start < best_slot.start) {
+    const auto plan = timeline.plan(std::max(train.head, train.tail - duration), duration);
+    if (plan.end < best_plan.end) {
       best = link;
-      best_slot = slot;
-      best_duration = duration;
+      best_plan = plan;
     }
   }
-  timelines_[static_cast<std::size_t>(best)].book(best_slot.start, best_duration);
-  link_busy_[static_cast<std::size_t>(best)] += best_duration;
+  LinkTimeline& timeline = timelines_[static_cast<std::size_t>(best)];
+  const Time head_passes = timeline.first_idle(train.head);
+  timeline.book(best_plan);
+  link_busy_[static_cast<std::size_t>(best)] += serialisation(best, train);
   const Time latency = topology_.link(best).latency;
-  train.head = std::max(train.head, best_slot.gap_start) + latency;
-  train.tail = best_slot.start + best_duration + latency;
+  train.head = head_passes + latency;
+  train.tail = best_plan.end + latency;
   return best;
 }
 

@@ -2,19 +2,20 @@
 // trains of whole packets with virtual cut-through timing and per-link contention.
 //
 // Mechanism, per train (at most `train_bytes` of payload, whole packets):
-//  - The head enters link i at h_i, pipelining across routers: h_{i+1} = h_i + latency_i.
+//  - The head enters link i at h_i, pipelining across routers: h_{i+1} = h_i + latency_i,
+//    where h_i is delayed to the link's first idle instant if the link is busy.
 //  - On link i the train needs ser_i = its wire bytes / bandwidth_i of the link's time. It
-//    books the earliest idle window [w_i, w_i + ser_i) with w_i >= h_i and ending no earlier
-//    than its tail arrives from upstream (e_{i-1} + latency_{i-1}): a fast link after a slow
-//    one is charged only its own serialisation time, the slack stays free for other traffic.
-//  - If link i is busy when the head arrives, the head waits for the idle gap it gets.
+//    takes ser_i of the link's idle time from max(h_i, t_i - ser_i) on, filling gaps left by
+//    earlier bookings as its packets would, where t_i = e_{i-1} + latency_{i-1} is when its
+//    tail arrives from upstream; it finishes at e_i >= t_i. A fast link after a slow one is
+//    charged only its own serialisation time; the slack stays free for other traffic.
 //  - The last byte is delivered at e_last + latency_last. Uncontended, a message therefore
 //    takes exactly nic_latency + sum(link latencies) + wire_bytes / bottleneck bandwidth.
 // Arbitration: a train books all its links when it is injected, in kernel event order
-// (first reserved, first served); a later booking may use any idle gap it fits in
-// (earliest fit, non-preemptive). Trains of one message are injected back to back, so flows
-// sharing a link interleave train by train and share it equally. Routers have unbounded
-// buffers: no backpressure, no head-of-line blocking (a documented limitation).
+// (first reserved, first served); a later booking fills whatever idle time is left. Trains
+// of one message are injected back to back, so flows sharing a link interleave train by train
+// and share it equally. Routers have unbounded buffers: no backpressure, no head-of-line
+// blocking (a documented limitation).
 #pragma once
 
 #include <vector>

@@ -1,0 +1,169 @@
+#include <catch2/catch.hpp>
+
+#include "models/runtime/messaging.hpp"
+#include "sim/simulation.hpp"
+#include "tests/support/fixtures.hpp"
+
+using namespace torsim;
+using namespace torsim::test;
+using rt::Comm;
+using rt::Envelope;
+
+namespace {
+
+// A job on a 4x4 torus, one rank per node unless told otherwise, over the raw layer.
+struct RawJob {
+  Kernel kernel;
+  Machine machine;
+  std::unique_ptr<net::NetworkModel> network;
+  std::unique_ptr<rt::Job> job;
+  std::unique_ptr<rt::MessagingLayer> layer;
+
+  explicit RawJob(int ranks_per_node = 1, const char* model = "packet")
+      : machine(make_machine(machine_json(torus_json({4, 4}, {"5GB/s", "5GB/s"})))) {
+    network = net::make_network_model(Json{{"model", model}}, Where("test"), kernel, machine);
+    job = std::make_unique<rt::Job>(rt::Job{kernel, machine, *network,
+                                            rt::parse_placement(Json{{"ranks_per_node", ranks_per_node}}, Where("test"), machine), 1});
+    layer = rt::make_messaging_layer(Json{{"layer", "raw"}}, Where("test"), *job);
+  }
+  ~RawJob() { kernel.shutdown(); }
+  Comm comm(rt::Rank r) { return Comm(*layer, r); }
+  /// One-way time of `bytes` between two ranks' nodes on an idle network.
+  Time one_way(rt::Rank a, rt::Rank b, Bytes bytes) const {
+    std::vector<topo::LinkId> route;
+    machine.topology->route(job->node_of(a), job->node_of(b), route);
+    Time latency = machine.node.nic_latency;
+    Rate bottleneck = INT64_MAX;
+    for (auto l : route) {
+      latency += machine.topology->link(l).latency;
+      bottleneck = std::min(bottleneck, machine.topology->link(l).bandwidth);
+    }
+    return latency + transfer_time(machine.packet.wire_bytes(bytes), bottleneck);
+  }
+};
+
+Task<> send_to(Comm c, rt::Rank dst, Bytes size, rt::Tag tag, std::uint64_t word) { co_await c.send(dst, size, tag, word); }
+
+Task<> receive_into(Comm c, rt::Rank src, rt::Tag tag, std::vector<Envelope>& got, std::vector<Time>& when) {
+  got.push_back(co_await c.recv(src, tag));
+  when.push_back(c.now());
+}
+
+Task<> timed_put(Comm c, rt::Rank target, Bytes size, Time& done) {
+  co_await c.put(target, size);
+  done = c.now();
+}
+
+Task<> timed_get(Comm c, rt::Rank target, Bytes size, Time& done) {
+  co_await c.get(target, size);
+  done = c.now();
+}
+
+Task<> collective(Comm c, const std::string& which, std::vector<Time>& done) {
+  if (which == "barrier") co_await c.barrier();
+  if (which == "bcast") co_await c.bcast(3, 1024);
+  if (which == "reduce") co_await c.reduce(2, 1024);
+  if (which == "allreduce") co_await c.allreduce(8);
+  if (which == "gather") co_await c.gather(0, 64);
+  if (which == "alltoall") co_await c.alltoall(256);
+  done[static_cast<std::size_t>(c.rank())] = c.now();
+}
+
+}  // namespace
+
+TEST_CASE("a raw send arrives after exactly the network's one-way time", "[runtime]") {
+  RawJob j;
+  std::vector<Envelope> got;
+  std::vector<Time> when;
+  j.kernel.spawn(send_to(j.comm(0), 5, 4096, 7, 99));
+  j.kernel.spawn(receive_into(j.comm(5), 0, 7, got, when));
+  j.kernel.run();
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].src == 0);
+  CHECK(got[0].tag == 7);
+  CHECK(got[0].size == 4096);
+  CHECK(got[0].word == 99);
+  CHECK(when[0] == j.one_way(0, 5, 4096));
+}
+
+TEST_CASE("receives match by source and tag, in posting order, early or late", "[runtime]") {
+  RawJob j;
+  std::vector<Envelope> got;
+  std::vector<Time> when;
+  // Posted before arrival: a specific tag, then any tag.
+  j.kernel.spawn(receive_into(j.comm(1), 0, 2, got, when));
+  j.kernel.spawn(receive_into(j.comm(1), rt::kAnySource, rt::kAnyTag, got, when));
+  j.kernel.spawn(send_to(j.comm(0), 1, 8, 1, 10));
+  j.kernel.spawn(send_to(j.comm(0), 1, 8, 2, 20));
+  j.kernel.run();
+  REQUIRE(got.size() == 2);
+  // The tag-1 message arrives first and matches only the wildcard receive.
+  CHECK(got[0].word == 10);
+  CHECK(got[1].word == 20);
+  // Unexpected messages wait for a later receive.
+  got.clear();
+  j.kernel.spawn(send_to(j.comm(2), 3, 8, 5, 30));
+  j.kernel.run();
+  j.kernel.spawn(receive_into(j.comm(3), 2, 5, got, when));
+  j.kernel.run();
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].word == 30);
+}
+
+TEST_CASE("put and get complete after a round trip", "[runtime]") {
+  RawJob j;
+  Time put_done = -1, get_done = -1;
+  j.kernel.spawn(timed_put(j.comm(0), 10, 65536, put_done));
+  j.kernel.run();
+  CHECK(put_done == j.one_way(0, 10, 65536) + j.one_way(10, 0, 0));
+  const Time start = j.kernel.now();
+  j.kernel.spawn(timed_get(j.comm(0), 10, 65536, get_done));
+  j.kernel.run();
+  CHECK(get_done - start == j.one_way(0, 10, 0) + j.one_way(10, 0, 65536));
+}
+
+TEST_CASE("ranks on one node talk through the memory-copy path", "[runtime]") {
+  RawJob j(2);
+  std::vector<Envelope> got;
+  std::vector<Time> when;
+  j.kernel.spawn(send_to(j.comm(0), 1, 8000, 0, 0));
+  j.kernel.spawn(receive_into(j.comm(1), 0, 0, got, when));
+  j.kernel.run();
+  REQUIRE(when.size() == 1);
+  CHECK(when[0] == 100 * kNanosecond + transfer_time(8000, 8000000000));
+}
+
+namespace {
+Task<> counting_handler(Comm c, Envelope e, std::vector<std::pair<Time, std::uint64_t>>* log) {
+  co_await c.compute(kMicrosecond);
+  log->push_back({c.now(), e.word});
+}
+}  // namespace
+
+TEST_CASE("active-message handlers run one at a time on the destination", "[runtime]") {
+  RawJob j;
+  std::vector<std::pair<Time, std::uint64_t>> log;
+  const auto handler =
+      j.layer->register_handler(rt::AmHandler([&log](Comm c, Envelope e) { return counting_handler(c, e, &log); }));
+  j.kernel.spawn(j.comm(0).am_send(1, handler, 8, 1));
+  j.kernel.spawn(j.comm(2).am_send(1, handler, 8, 2));
+  j.kernel.run();
+  REQUIRE(log.size() == 2);
+  // Both arrive at the same time (one hop each); the second handler waits for the first.
+  CHECK(log[1].first - log[0].first == kMicrosecond);
+}
+
+TEST_CASE("collectives complete on every rank, in sensible times", "[runtime]") {
+  for (const std::string which : {"barrier", "bcast", "reduce", "allreduce", "gather", "alltoall"}) {
+    INFO(which);
+    RawJob j;
+    std::vector<Time> done(16, -1);
+    for (rt::Rank r = 0; r < 16; ++r) j.kernel.spawn(collective(j.comm(r), which, done));
+    j.kernel.run();
+    CHECK(j.kernel.live_processes() == 0);
+    for (Time t : done) CHECK(t > 0);
+    // A binomial tree over 16 ranks takes log2(16) = 4 rounds of at least one message each.
+    const Time longest = *std::max_element(done.begin(), done.end());
+    CHECK(longest >= 4 * j.one_way(0, 1, 0));
+  }
+}
