@@ -99,7 +99,7 @@ TEST_CASE("overrides merge into presets, lists patched by index", "[params]") {
   CHECK(e.path() == "/machine/dims/5");
 }
 
-TEST_CASE("--set assignments parse JSON values or take strings", "[params]") {
+TEST_CASE("set assignments parse JSON values or take strings", "[params]") {
   Json doc = Json::parse(R"({"workload": {"sizes": [1]}, "machine": {"dims": [{"size": 2}]}})");
   set_dotted(doc, "workload.sizes=[8,16]", Where("command line"));
   set_dotted(doc, "machine.dims.0.size=4", Where("command line"));

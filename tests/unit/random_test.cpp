@@ -30,7 +30,7 @@ TEST_CASE("below() is in range and roughly uniform", "[random]") {
   CHECK(counts.size() == 6);
 }
 
-TEST_CASE("between() is inclusive and uniform() is in [0, 1)", "[random]") {
+TEST_CASE("between() is inclusive and uniform() lies in 0 to 1", "[random]") {
   Rng r(3);
   bool saw_lo = false, saw_hi = false;
   for (int i = 0; i < 1000; ++i) {
