@@ -5,7 +5,7 @@ WERROR ?= ON
 JOBS ?= $(shell nproc)
 SCENARIO ?= scenarios/raw/hopper-pingpong.json
 
-.PHONY: setup configure build run test unit bench clean
+.PHONY: setup configure build run test bench validate reference update-golden clean
 
 setup:
 	./scripts/setup.sh
@@ -24,6 +24,18 @@ test: build
 
 bench: build
 	./$(BUILD_DIR)/torsim bench
+
+# The full validation report (docs/validation/) and the statuses CI guards (validation/status.json).
+validate: build
+	./$(BUILD_DIR)/torsim validate --record-status validation/status.json
+	./$(BUILD_DIR)/torsim validate --quick --no-plots --report $(BUILD_DIR)/validation-quick --record-status validation/status.json
+
+reference: build
+	./$(BUILD_DIR)/torsim reference --out docs/scenario-reference.md
+
+# Rewrites the golden outputs; REASON is appended to validation/CHANGELOG.md.
+update-golden: build
+	python3 tests/regression/golden.py update ./$(BUILD_DIR)/torsim --reason "$(REASON)"
 
 clean:
 	rm -rf $(BUILD_DIR)

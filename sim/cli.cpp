@@ -1,6 +1,5 @@
 #include "sim/cli.hpp"
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,6 +8,8 @@
 #include "sim/output.hpp"
 #include "sim/progress.hpp"
 #include "sim/reference.hpp"
+#include "sim/runner.hpp"
+#include "validation/validate.hpp"
 
 namespace torsim {
 
@@ -24,6 +25,9 @@ const char* kUsage =
     "      the derived machine: nodes, cores, routers, links, diameter, hops, bisection, a route\n"
     "  torsim reference [--out FILE]\n"
     "      the scenario reference (every parameter, unit, default, range and source)\n"
+    "  torsim validate [--only C1,C2] [--report DIR] [--quick] [--no-plots] [--check-status FILE]\n"
+    "                  [--record-status FILE]\n"
+    "      run the claims' scenarios, print claim | paper | simulated | tolerance | status, write the report\n"
     "  torsim bench [--quick] [--json FILE]\n"
     "      speed: kernel events/s, random 4 KiB messages/s on a 16x16x16 torus, bytes per idle rank\n";
 
@@ -62,18 +66,6 @@ std::string single_file(const Options& o, const char* command) {
   return o.positional.front();
 }
 
-// Builds every point once so that bad input anywhere fails before anything runs.
-void validate_points(const Scenario& scenario, const std::vector<SweepPoint>& points) {
-  if (points.size() < 2) return;
-  for (const auto& p : points) {
-    try {
-      Simulation check(p.doc, Where(scenario.file()), scenario.seed());
-    } catch (const InputError& e) {
-      scenario.reraise(e);
-    }
-  }
-}
-
 std::string output_dir(const Scenario& scenario, const Options& o) {
   if (!o.out.empty()) return o.out;
   ParamReader output(scenario.doc().value("output", Json::object()), Where(scenario.file()) / "output", kOutputParams);
@@ -83,38 +75,17 @@ std::string output_dir(const Scenario& scenario, const Options& o) {
 int command_run(const std::vector<std::string>& args) {
   const Options o = parse_options(args);
   const Scenario scenario(single_file(o, "run"), o.sets);
-  const auto points = scenario.points();
-  validate_points(scenario, points);
   const ParamReader output(scenario.doc().value("output", Json::object()), Where(scenario.file()) / "output",
                            kOutputParams);
-  const auto wall_start = std::chrono::steady_clock::now();
-  Progress progress(!o.quiet);
-  std::vector<CompletedPoint> done;
-  Json machine;
-  std::unique_ptr<Machine> first_machine;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    std::unique_ptr<Simulation> sim;
-    try {
-      sim = std::make_unique<Simulation>(points[i].doc, Where(scenario.file()), scenario.seed());
-    } catch (const InputError& e) {
-      scenario.reraise(e);
-    }
-    if (i == 0) machine = machine_summary(sim->machine());
-    auto result = sim->run([&](const Kernel& k) { progress.update(i, points.size(), k); });
-    if (result.blocked_processes)
-      std::cerr << "warning: " << result.blocked_processes << " processes were still blocked when the simulation "
-                << "ran out of events (a receive that no message matched?)\n";
-    done.push_back({points[i], std::move(result)});
-    if (i == 0) first_machine = std::make_unique<Machine>(parse_machine(points[0].doc.at("machine"), Where(scenario.file()) / "machine"));
-  }
-  progress.finish();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  const Json results = results_document(scenario, machine, done, wall);
   const std::string dir = output_dir(scenario, o);
-  write_outputs(dir, results, done, *first_machine, output.boolean("csv"), output.boolean("link_stats"));
+  Progress progress(!o.quiet);
+  auto run = run_scenario(scenario, [&](std::size_t i, std::size_t n, const Kernel& k) { progress.update(i, n, k); });
+  progress.finish();
+  const Json results = results_document(scenario, run.machine, run.points, run.wall_seconds);
+  write_outputs(dir, results, run.points, *run.first, output.boolean("csv"), output.boolean("link_stats"));
   if (!o.quiet) {
     print_summary(std::cout, results);
-    std::cout << "\nwrote " << dir << "/results.json (wall time " << format_number(wall) << " s)\n";
+    std::cout << "\nwrote " << dir << "/results.json (wall time " << format_number(run.wall_seconds) << " s)\n";
   }
   return 0;
 }
@@ -220,7 +191,8 @@ std::vector<Command> builtin_commands() {
   return {{"run", "run a scenario", command_run},
           {"describe", "describe a machine", command_describe},
           {"reference", "print the scenario reference", command_reference},
-          {"bench", "speed benchmark", command_bench}};
+          {"bench", "speed benchmark", command_bench},
+          {"validate", "compare with the papers' claims", validation::command_validate}};
 }
 
 }  // namespace

@@ -1,0 +1,135 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "validation/validate.hpp"
+
+using namespace torsim;
+using namespace torsim::validation;
+
+namespace {
+
+Curve curve(std::vector<double> x, std::vector<double> y) { return {std::move(x), std::move(y)}; }
+
+ClaimSpec gain_claim(double expected) {
+  ClaimSpec c;
+  c.id = "T1";
+  CheckSpec check;
+  check.rule = Rule::gain_up_to;
+  check.expected = expected;
+  check.why = "test";
+  c.checks.push_back(check);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("symmetric relative error never divides by a zero reference", "[validation]") {
+  CHECK(symmetric_relative_error(110, 100, 0) == Approx(10.0 / 110));
+  CHECK(symmetric_relative_error(100, 110, 0) == Approx(10.0 / 110));  // symmetric
+  CHECK(symmetric_relative_error(0, 0, 0) == 0);
+  CHECK(symmetric_relative_error(0.001, 0, 1.0) == Approx(0.001));  // the floor bounds the scale
+  CHECK(std::isfinite(symmetric_relative_error(1, 0, 0)));
+}
+
+TEST_CASE("gains are defined per kind and refuse a zero reference", "[validation]") {
+  CHECK(*gain_percent(10, 5, GainKind::reduction) == Approx(50));
+  CHECK(*gain_percent(10, 5, GainKind::speedup) == Approx(100));
+  CHECK(*gain_percent(5, 10, GainKind::increase) == Approx(100));
+  CHECK_FALSE(gain_percent(0, 5, GainKind::reduction));
+  CHECK_FALSE(gain_percent(5, 0, GainKind::speedup));
+  CHECK_FALSE(gain_percent(0, 5, GainKind::increase));
+}
+
+TEST_CASE("an up-to gain uses the best point and a 10-point tolerance", "[validation]") {
+  const Curve mpi = curve({8, 64, 1024}, {2.0, 2.2, 4.0});
+  const Curve ugni = curve({8, 64, 1024}, {1.1, 1.2, 3.6});  // gains 45 %, 45.5 %, 10 %
+  const auto v = check_gain_up_to(mpi, ugni, GainKind::reduction, 50);
+  CHECK(v.status == Status::reproduced);
+  CHECK(*v.simulated == Approx(100.0 * (2.2 - 1.2) / 2.2));
+  CHECK(v.at_x == 64);
+  // A deliberately wrong simulated value is caught: 20 % against a claimed 50 %.
+  const Curve wrong = curve({8, 64, 1024}, {1.6, 1.76, 3.2});
+  const auto caught = check_gain_up_to(mpi, wrong, GainKind::reduction, 50);
+  CHECK(caught.status == Status::not_reproduced);
+  CHECK_THAT(caught.detail, Catch::Contains("-30 points"));
+  // Just outside the tolerance fails; just inside passes.
+  CHECK(check_gain_up_to(curve({1}, {100}), curve({1}, {60.5}), GainKind::reduction, 50).status == Status::not_reproduced);
+  CHECK(check_gain_up_to(curve({1}, {100}), curve({1}, {59.5}), GainKind::reduction, 50).status == Status::reproduced);
+}
+
+TEST_CASE("a gain at a point needs that point", "[validation]") {
+  const Curve base = curve({1024, 15360}, {10, 10}), fast = curve({1024, 15360}, {9, 6});
+  CHECK(check_gain_at(base, fast, GainKind::speedup, 15360, 70).status == Status::reproduced);  // 66.7 %
+  const auto missing = check_gain_at(base, fast, GainKind::speedup, 4096, 70);
+  CHECK(missing.status == Status::not_reproduced);
+  CHECK_THAT(missing.detail, Catch::Contains("no simulated point"));
+  const auto zero = check_gain_at(curve({1}, {0}), curve({1}, {1}), GainKind::reduction, 1, 10);
+  CHECK(zero.status == Status::not_reproduced);
+  CHECK_THAT(zero.detail, Catch::Contains("reference is zero"));
+}
+
+TEST_CASE("an absolute value is checked within 15 percent", "[validation]") {
+  const Curve c = curve({8, 64}, {0.704, 0.8});
+  CHECK(check_absolute(c, 8, 0.7, 0).status == Status::reproduced);
+  CHECK(check_absolute(c, 8, 0.5, 0).status == Status::not_reproduced);  // 29 % apart
+  CHECK(check_absolute(c, 64, 0.69, 0).status == Status::reproduced);    // 13.75 % apart
+  CHECK(check_absolute(c, 16, 0.7, 0).status == Status::not_reproduced);
+}
+
+TEST_CASE("a trend must hold everywhere but near the crossover", "[validation]") {
+  // PAMI below MPI up to 512 KB, above after; the point at 500 KB is within 5 % and ignored.
+  const Curve pami = curve({1024, 65536, 500000, 1048576}, {1, 2, 12, 20});
+  const Curve mpi = curve({1024, 65536, 500000, 1048576}, {2, 3, 10, 18});
+  CHECK(check_trend(pami, mpi, 524288, true, true).status == Status::reproduced);
+  CHECK(check_trend(pami, mpi, std::nullopt, true, true).status == Status::not_reproduced);
+  const auto wrong = check_trend(mpi, pami, 524288, true, true);
+  CHECK(wrong.status == Status::not_reproduced);
+  CHECK_THAT(wrong.detail, Catch::Contains("first failure at x = 1024"));
+  CHECK(check_trend(pami, mpi, 1, true, true).status == Status::not_reproduced);  // nothing in range
+}
+
+TEST_CASE("a claim's status follows its checks", "[validation]") {
+  ClaimSpec c = gain_claim(50);
+  c.curves = {{"baseline", {}}, {"improved", {}}};
+  std::map<std::string, Curve> curves{{"baseline", curve({1}, {10})}, {"improved", curve({1}, {5})}};
+  CHECK(evaluate(c, curves, false).status == Status::reproduced);
+  curves["improved"] = curve({1}, {9});
+  CHECK(evaluate(c, curves, false).status == Status::not_reproduced);
+  c.not_modelled = "needs a layer";
+  CHECK(evaluate(c, curves, false).status == Status::not_yet_modelled);
+}
+
+TEST_CASE("the registry lists every mission claim and parses", "[validation]") {
+  const auto claims = load_claims(std::string(TORSIM_SOURCE_DIR) + "/validation/claims.json");
+  for (int i = 1; i <= 15; ++i) {
+    const std::string id = "C" + std::to_string(i);
+    INFO(id);
+    CHECK(std::any_of(claims.begin(), claims.end(), [&](const ClaimSpec& c) { return c.id == id; }));
+  }
+  for (const auto& c : claims) {
+    INFO(c.id);
+    CHECK_FALSE(c.paper.title.empty());
+    CHECK_FALSE(c.source.empty());
+    CHECK_FALSE(c.checks.empty());
+    for (const auto& check : c.checks) CHECK_FALSE(check.why.empty());
+    if (c.not_modelled.empty())
+      for (const auto& [name, spec] : c.curves)
+        CHECK(std::filesystem::exists(std::string(TORSIM_SOURCE_DIR) + "/" + spec.scenario));
+  }
+}
+
+TEST_CASE("a bad registry entry is rejected with its path", "[validation]") {
+  const auto path = std::filesystem::temp_directory_path() / "torsim-bad-claims.json";
+  std::ofstream(path) << R"({"claims": [{"id": "X", "paper": {}, "source": "s", "machine": "m", "quantity": "q",
+                             "paper_value": "v", "checks": [{"rule": "gain_at", "why": "w"}]}]})";
+  try {
+    load_claims(path.string());
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(e.path() == "/claims/0/paper");
+    CHECK_THAT(e.message(), Catch::Contains("missing required key 'title'"));
+  }
+  std::filesystem::remove(path);
+}

@@ -1,0 +1,154 @@
+#include "validation/claims.hpp"
+
+#include "sim/scenario.hpp"
+
+namespace torsim::validation {
+
+namespace {
+
+constexpr ParamSpec kClaimSpecs[] = {
+    {"id", ParamKind::text, kRequired, "", "", "", "C1..C15 for the mission's claims, K1.. for calibration points", "-"},
+    {"kind", ParamKind::choice, "claim", "", "", "", "claim: validation target; calibration: a calibration point", "-",
+     "claim|calibration"},
+    {"paper", ParamKind::object, kRequired, "", "", "", "the seed paper", "-"},
+    {"source", ParamKind::text, kRequired, "", "", "", "the figure or sentence the claim comes from", "-"},
+    {"machine", ParamKind::text, kRequired, "", "", "", "machine and scale of the paper's measurement", "-"},
+    {"quantity", ParamKind::text, kRequired, "", "", "", "what is compared", "-"},
+    {"paper_value", ParamKind::text, kRequired, "", "", "", "the paper's value or range, as stated", "-"},
+    {"checks", ParamKind::object_list, kRequired, "", "", "", "the checks that decide the claim (all must pass)", "-"},
+    {"curves", ParamKind::object, "{}", "", "", "", "named curves the checks compare", "-"},
+    {"quick", ParamKind::text_list, "[]", "", "", "", "--set overrides for the reduced-scale run (--quick)", "-"},
+    {"quick_note", ParamKind::text, "", "", "", "", "what the reduced scale changes", "-"},
+    {"not_modelled", ParamKind::text, "", "", "", "", "why the claim is not yet modelled (empty when it is)", "-"},
+    {"plot", ParamKind::object, "{}", "", "", "", "axis labels and scales for the report", "-"},
+};
+constexpr ParamSpec kPaperSpecs[] = {
+    {"title", ParamKind::text, kRequired, "", "", "", "title", "-"},
+    {"authors", ParamKind::text, kRequired, "", "", "", "authors", "-"},
+    {"venue", ParamKind::text, kRequired, "", "", "", "venue", "-"},
+    {"year", ParamKind::text, kRequired, "", "", "", "year", "-"},
+    {"doi", ParamKind::text, kRequired, "", "", "", "DOI, or why there is none", "-"},
+    {"seed", ParamKind::text, kRequired, "", "", "", "seed file the claim was taken from", "-"},
+};
+constexpr ParamSpec kCheckSpecs[] = {
+    {"label", ParamKind::text, "", "", "", "", "name of the check when a claim has several", "-"},
+    {"rule", ParamKind::choice, kRequired, "", "", "",
+     "gain_up_to: largest gain over the sweep; gain_at: gain at x = at; absolute: value at x = at within 15 %; "
+     "trend: one curve beats the other on one side of a crossover (or everywhere)", "-",
+     "gain_up_to|gain_at|absolute|trend"},
+    {"baseline", ParamKind::text, "baseline", "", "", "", "curve the gain is measured against (trend: the loser)",
+     "-"},
+    {"improved", ParamKind::text, "improved", "", "", "", "curve whose gain is measured (trend: the winner; "
+     "absolute: the curve checked)", "-"},
+    {"gain", ParamKind::choice, "reduction", "", "", "",
+     "reduction: (base - new) / base; speedup: base / new - 1; increase: new / base - 1", "-",
+     "reduction|speedup|increase"},
+    {"expected", ParamKind::number, "0", "", "", "", "the paper's gain in percent, or its absolute value", "-"},
+    {"at", ParamKind::number, kUnset, "", "", "", "x of the point checked (gain_at, absolute)", "-"},
+    {"floor", ParamKind::number, "0", "", "0", "", "absolute floor of the relative error (absolute rule)", "-"},
+    {"crossover", ParamKind::number, kUnset, "", "", "", "x where the trend flips (trend; unset: everywhere)", "-"},
+    {"below", ParamKind::boolean, "true", "", "", "", "trend holds below the crossover (false: above)", "-"},
+    {"lower_is_better", ParamKind::boolean, "true", "", "", "", "lower y wins (latency, time)", "-"},
+    {"why", ParamKind::text, kRequired, "", "", "", "why this rule fits the claim", "-"},
+};
+constexpr ParamSpec kCurveSpecs[] = {
+    {"scenario", ParamKind::text, kRequired, "", "", "", "scenario file, relative to the repository root", "-"},
+    {"where", ParamKind::object, "{}", "", "", "", "sweep values selecting points (dotted path -> value)", "-"},
+    {"series", ParamKind::text, "", "", "", "", "series name (with x and y columns)", "-"},
+    {"metric", ParamKind::text, "", "", "", "", "metric name, taken across sweep points (x: a sweep key)", "-"},
+    {"x", ParamKind::text, kRequired, "", "", "", "x column, or sweep key for a metric", "-"},
+    {"y", ParamKind::text, "", "", "", "", "y column of the series", "-"},
+};
+
+}  // namespace
+
+const ParamTable kClaimParams{"validation claim", "One entry of validation/claims.json.", kClaimSpecs};
+const ParamTable kPaperParams{"validation claim.paper", "The seed paper.", kPaperSpecs};
+const ParamTable kCheckParams{"validation claim.checks[i]", "One check of a claim.", kCheckSpecs};
+const ParamTable kCurveParams{"validation claim.curves.<name>", "Where a curve comes from.", kCurveSpecs};
+
+namespace {
+
+Paper parse_paper(const ParamReader& r) {
+  return {r.text("title"), r.text("authors"), r.text("venue"), r.text("year"), r.text("doi"), r.text("seed")};
+}
+
+Rule parse_rule(const std::string& name) {
+  if (name == "gain_at") return Rule::gain_at;
+  if (name == "absolute") return Rule::absolute;
+  if (name == "trend") return Rule::trend;
+  return Rule::gain_up_to;
+}
+
+GainKind parse_gain(const std::string& name) {
+  if (name == "speedup") return GainKind::speedup;
+  if (name == "increase") return GainKind::increase;
+  return GainKind::reduction;
+}
+
+CheckSpec parse_check(const ParamReader& r) {
+  CheckSpec c;
+  c.label = r.text("label");
+  c.rule = parse_rule(r.text("rule"));
+  c.baseline = r.text("baseline");
+  c.improved = r.text("improved");
+  c.gain = parse_gain(r.text("gain"));
+  c.expected = r.number("expected");
+  if (r.has("at")) c.at = r.number("at");
+  c.floor = r.number("floor");
+  if (r.has("crossover")) c.crossover = r.number("crossover");
+  c.below = r.boolean("below");
+  c.lower_is_better = r.boolean("lower_is_better");
+  c.why = r.text("why");
+  if ((c.rule == Rule::gain_at || c.rule == Rule::absolute) && !c.at)
+    r.where().fail("rules gain_at and absolute need 'at', the x of the point checked");
+  return c;
+}
+
+CurveSpec parse_curve(const ParamReader& r) {
+  CurveSpec c{r.text("scenario"), r.nested("where"), r.text("series"), r.text("metric"), r.text("x"), r.text("y")};
+  if (c.series.empty() == c.metric.empty()) r.where().fail("a curve takes either 'series' (with 'y') or 'metric'");
+  if (!c.series.empty() && c.y.empty()) r.where().fail("a series curve needs 'y', the column plotted");
+  return c;
+}
+
+ClaimSpec parse_claim(const ParamReader& r) {
+  ClaimSpec c;
+  c.id = r.text("id");
+  c.calibration = r.text("kind") == "calibration";
+  c.paper = parse_paper(ParamReader(r.nested("paper"), r.where("paper"), kPaperParams));
+  c.source = r.text("source");
+  c.machine = r.text("machine");
+  c.quantity = r.text("quantity");
+  c.paper_value = r.text("paper_value");
+  const Json& checks = r.nested("checks");
+  for (std::size_t i = 0; i < checks.size(); ++i)
+    c.checks.push_back(parse_check(ParamReader(checks[i], r.where("checks") / i, kCheckParams)));
+  for (const auto& [name, spec] : r.nested("curves").items())
+    c.curves[name] = parse_curve(ParamReader(spec, r.where("curves") / name, kCurveParams));
+  c.quick = r.texts("quick");
+  c.quick_note = r.text("quick_note");
+  c.not_modelled = r.text("not_modelled");
+  c.plot = r.nested("plot");
+  if (c.not_modelled.empty())
+    for (std::size_t i = 0; i < c.checks.size(); ++i)
+      for (const auto* name : {&c.checks[i].baseline, &c.checks[i].improved})
+        if ((c.checks[i].rule != Rule::absolute || name == &c.checks[i].improved) && !c.curves.count(*name))
+          (r.where("checks") / i).fail("the check uses curve '" + *name + "', which 'curves' does not define");
+  return c;
+}
+
+}  // namespace
+
+std::vector<ClaimSpec> load_claims(const std::string& path) {
+  const Json doc = read_json_file(path);
+  const Where where(path);
+  if (!doc.is_object() || !doc.contains("claims") || !doc["claims"].is_array())
+    where.fail("expected an object with a \"claims\" list");
+  std::vector<ClaimSpec> claims;
+  for (std::size_t i = 0; i < doc["claims"].size(); ++i)
+    claims.push_back(parse_claim(ParamReader(doc["claims"][i], where / "claims" / i, kClaimParams)));
+  return claims;
+}
+
+}  // namespace torsim::validation

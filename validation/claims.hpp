@@ -1,0 +1,63 @@
+// The claims registry (validation/claims.json): each paper claim or reference point with its
+// source, the paper's value, the check that decides it, and the scenarios and curves the
+// simulated quantity comes from. Parsed with ParamTables, so a typo in the registry is an
+// error naming the key, like in a scenario.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/params.hpp"
+#include "validation/compare.hpp"
+
+namespace torsim::validation {
+
+struct Paper {
+  std::string title, authors, venue, year, doi, seed;
+};
+
+/// Where a curve comes from: a series of one scenario (x and y columns, across the points
+/// whose sweep values match `where`), or a metric across sweep points (x = a sweep key).
+struct CurveSpec {
+  std::string scenario;  // relative to the repository root
+  Json where = Json::object();
+  std::string series, metric, x, y;
+};
+
+enum class Rule { gain_up_to, gain_at, absolute, trend };
+
+struct CheckSpec {
+  std::string label;  // e.g. "4 B"; empty for a single check
+  Rule rule = Rule::gain_up_to;
+  std::string baseline = "baseline", improved = "improved";  // curve names
+  GainKind gain = GainKind::reduction;
+  double expected = 0;                 // percent for gains, a value for absolute
+  std::optional<double> at;            // x for gain_at / absolute
+  double floor = 0;                    // absolute: floor of the relative error
+  std::optional<double> crossover;     // trend
+  bool below = true, lower_is_better = true;
+  std::string why;                     // why this rule and tolerance fit the claim
+};
+
+struct ClaimSpec {
+  std::string id;
+  bool calibration = false;  // a calibration point: checks that calibration took, not validation
+  Paper paper;
+  std::string source, machine, quantity, paper_value;
+  std::vector<CheckSpec> checks;
+  std::map<std::string, CurveSpec> curves;
+  std::vector<std::string> quick;  // --set overrides for the reduced-scale variant
+  std::string quick_note;          // what --quick changes, for the report
+  std::string not_modelled;        // non-empty: the claim is not yet modelled, and why
+  Json plot = Json::object();      // x_label, y_label, log_x, log_y
+};
+
+std::vector<ClaimSpec> load_claims(const std::string& path);
+
+extern const ParamTable kClaimParams;
+extern const ParamTable kPaperParams;
+extern const ParamTable kCheckParams;
+extern const ParamTable kCurveParams;
+
+}  // namespace torsim::validation

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Draws one PNG per claim of a validation.json written by `torsim validate`.
+
+Usage: plot_report.py VALIDATION_JSON OUTPUT_DIR
+Prints the id of every claim it drew, one per line (torsim links those in the report).
+The simulated curves are drawn with the paper's claim marked: its value and tolerance band
+for absolute checks, the claimed gain and its +/-10 point band for gain checks, the crossover
+for trends.
+"""
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+STATUS_COLOURS = {"reproduced": "tab:green", "not reproduced": "tab:red", "not yet modelled": "tab:gray"}
+
+
+def axis_scales(ax, plot, log_y_key="log_y"):
+    if plot.get("log_x"):
+        ax.set_xscale("log", base=2)
+    if plot.get(log_y_key):
+        ax.set_yscale("log")
+
+
+def draw_curves(ax, claim):
+    for name, curve in sorted(claim["curves"].items()):
+        ax.plot(curve["x"], curve["y"], marker="o", markersize=3, label=name)
+    for check in claim["checks"]:
+        if check["rule"] == "absolute":
+            # The paper's value at its x, with the 15 % band around it.
+            value = check["expected"]
+            ax.errorbar([check["at"]], [value], yerr=[[value * 0.15], [value * 0.15]], fmt="*", color="black",
+                        markersize=12, capsize=4, label=f"paper {check['label'] or ''}".strip())
+        if check["rule"] == "trend" and "crossover" in check:
+            ax.axvline(check["crossover"], color="black", linestyle=":", label="claimed crossover")
+    plot = claim.get("plot", {})
+    ax.set_xlabel(plot.get("x_label", "x"))
+    ax.set_ylabel(plot.get("y_label", "y"))
+    axis_scales(ax, plot)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def draw_gains(ax, claim):
+    for check in claim["checks"]:
+        if "gains" not in check:
+            continue
+        label = check["label"] or "simulated gain"
+        line, = ax.plot(check["gains"]["x"], check["gains"]["y"], marker="o", markersize=3, label=label)
+        expected = check["expected"]
+        if check["rule"] == "gain_at":
+            ax.errorbar([check["at"]], [expected], yerr=10, fmt="*", color=line.get_color(), markersize=12,
+                        capsize=4, label=f"paper {label}")
+        else:
+            ax.axhline(expected, color=line.get_color(), linestyle="--", label=f"paper: up to {expected:g} %")
+            ax.axhspan(expected - 10, expected + 10, color=line.get_color(), alpha=0.12)
+    ax.set_ylabel(f"gain (%), {claim['checks'][0]['gain']}")
+    ax.set_xlabel(claim.get("plot", {}).get("x_label", "x"))
+    axis_scales(ax, claim.get("plot", {}), log_y_key="never")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def draw(claim, out_dir):
+    has_gains = any("gains" in c for c in claim["checks"])
+    fig, axes = plt.subplots(2 if has_gains else 1, 1, figsize=(7, 7 if has_gains else 4.2), squeeze=False)
+    draw_curves(axes[0][0], claim)
+    if has_gains:
+        draw_gains(axes[1][0], claim)
+    scale = "reduced scale" if claim["scale"] == "reduced" else "full scale"
+    fig.suptitle(f"{claim['id']}: {claim['quantity']}\n{claim['status']} ({scale})", fontsize=9,
+                 color=STATUS_COLOURS.get(claim["status"], "black"))
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, f"{claim['id']}.png"), dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+def main(path, out_dir):
+    with open(path) as f:
+        doc = json.load(f)
+    for claim in doc["claims"]:
+        if claim["curves"]:
+            draw(claim, out_dir)
+            print(claim["id"])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
