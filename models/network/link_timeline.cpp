@@ -4,14 +4,23 @@
 #include <cstring>
 #include <iterator>
 #include <utility>
+#include <vector>
 
 namespace torsim::net {
+
+namespace {
+
+// Spilled interval arrays are recycled through free lists by capacity (3 * 2^k): busy links
+// spill and drain all the time, and malloc/free would otherwise cost more than the booking.
+// The simulator is single-threaded; arrays on the lists are never returned to malloc.
+
+}  // namespace
 
 LinkTimeline::LinkTimeline(LinkTimeline&& other) noexcept : inline_{} { *this = std::move(other); }
 
 LinkTimeline& LinkTimeline::operator=(LinkTimeline&& other) noexcept {
   if (this == &other) return *this;
-  if (spilled_) delete[] heap_.data;
+  if (spilled_) release(heap_.data, heap_.capacity);
   std::memcpy(static_cast<void*>(inline_), static_cast<const void*>(other.inline_), sizeof(inline_));
   inline_begin_ = other.inline_begin_;
   inline_end_ = other.inline_end_;
@@ -21,7 +30,7 @@ LinkTimeline& LinkTimeline::operator=(LinkTimeline&& other) noexcept {
 }
 
 LinkTimeline::~LinkTimeline() {
-  if (spilled_) delete[] heap_.data;
+  if (spilled_) release(heap_.data, heap_.capacity);
 }
 
 std::size_t LinkTimeline::intervals() const { return end() - begin(); }
@@ -40,6 +49,7 @@ void LinkTimeline::set_range(std::uint32_t begin, std::uint32_t end) {
 // still busy at `from`: a long queue booked ahead costs a binary search, not a scan.
 LinkTimeline::Plan LinkTimeline::plan(Time from, Time duration) const {
   const Interval* last = base() + end();
+  if (begin() == end() || from >= std::prev(last)->end) return {from, from + duration};  // after everything
   const Interval* busy = std::upper_bound(base() + begin(), last, from, [](Time t, const Interval& b) { return t < b.end; });
   Time t = from;
   Time remaining = duration;
@@ -58,8 +68,26 @@ LinkTimeline::Plan LinkTimeline::plan(Time from, Time duration) const {
 
 Time LinkTimeline::first_idle(Time t) const {
   const Interval* last = base() + end();
+  if (begin() == end() || t >= std::prev(last)->end) return t;
   const Interval* busy = std::upper_bound(base() + begin(), last, t, [](Time x, const Interval& b) { return x < b.end; });
   return busy != last && busy->start <= t ? busy->end : t;
+}
+
+LinkTimeline::Interval* LinkTimeline::allocate(std::uint32_t capacity) {
+  auto& list = free_list(capacity);
+  if (list.empty()) return new Interval[capacity];
+  Interval* array = list.back();
+  list.pop_back();
+  return array;
+}
+
+void LinkTimeline::release(Interval* array, std::uint32_t capacity) { free_list(capacity).push_back(array); }
+
+std::vector<LinkTimeline::Interval*>& LinkTimeline::free_list(std::uint32_t capacity) {
+  static std::vector<std::vector<Interval*>> lists(32);
+  std::size_t k = 0;
+  while ((static_cast<std::uint32_t>(kInline) << (k + 1)) <= capacity && k + 1 < lists.size()) ++k;
+  return lists[k];
 }
 
 void LinkTimeline::make_room() {
@@ -69,9 +97,9 @@ void LinkTimeline::make_room() {
     std::memmove(base(), base() + begin(), live * sizeof(Interval));
     return set_range(0, live);
   }
-  auto* bigger = new Interval[capacity * 2];
+  auto* bigger = allocate(capacity * 2);
   std::copy(base() + begin(), base() + end(), bigger);
-  if (spilled_) delete[] heap_.data;
+  if (spilled_) release(heap_.data, heap_.capacity);
   spilled_ = true;
   heap_ = {bigger, 0, live, capacity * 2u};
 }
@@ -82,6 +110,10 @@ void LinkTimeline::book(const Plan& plan) {
   if (plan.end <= plan.first) return;
   Interval* first = base() + begin();
   Interval* last = base() + end();
+  if (first != last && plan.first == std::prev(last)->end) {  // extends the last interval
+    std::prev(last)->end = plan.end;
+    return;
+  }
   Interval* lo = std::lower_bound(first, last, plan.first, [](const Interval& b, Time t) { return b.end < t; });
   Interval* hi = std::upper_bound(lo, last, plan.end, [](Time t, const Interval& b) { return t < b.start; });
   if (lo != hi) {
@@ -115,7 +147,7 @@ void LinkTimeline::move_inline_if_small() {
   std::copy(spilled.data + spilled.begin, spilled.data + spilled.end, inline_);
   inline_begin_ = 0;
   inline_end_ = static_cast<std::uint8_t>(spilled.end - spilled.begin);
-  delete[] spilled.data;
+  release(spilled.data, spilled.capacity);
 }
 
 }  // namespace torsim::net

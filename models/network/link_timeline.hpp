@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "sim/time.hpp"
 
@@ -57,6 +58,9 @@ class alignas(64) LinkTimeline {
   void set_range(std::uint32_t begin, std::uint32_t end);
   /// Makes room for one more interval (compacts, spills to the heap, or grows it).
   void make_room();
+  static Interval* allocate(std::uint32_t capacity);
+  static void release(Interval* array, std::uint32_t capacity);
+  static std::vector<Interval*>& free_list(std::uint32_t capacity);
   void move_inline_if_small();
 
   union {

@@ -156,6 +156,7 @@ Time PacketModel::serialisation(LinkId link, Train& train) const {
 LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& train) {
   LinkId best = candidates.front();
   LinkTimeline::Plan best_plan{0, kNever};
+  Time best_duration = 0;
   for (LinkId link : candidates) {
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
     timeline.forget_before(kernel_.now());
@@ -164,12 +165,13 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
     if (plan.end < best_plan.end) {
       best = link;
       best_plan = plan;
+      best_duration = duration;
     }
   }
   LinkTimeline& timeline = timelines_[static_cast<std::size_t>(best)];
   const Time head_passes = timeline.first_idle(train.head);
   timeline.book(best_plan);
-  link_busy_[static_cast<std::size_t>(best)] += serialisation(best, train);
+  link_busy_[static_cast<std::size_t>(best)] += best_duration;
   const Time latency = topology_.link(best).latency;
   train.head = head_passes + latency;
   train.tail = best_plan.end + latency;
