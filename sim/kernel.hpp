@@ -115,6 +115,10 @@ class Kernel {
 class Trigger {
  public:
   explicit Trigger(Kernel& kernel) : kernel_(&kernel) {}
+  // Not copyable: a copy would hold a second waiter slot that fire() never sees (GCC 12
+  // awaits a copy of `co_await *ptr`'s result when the type is copyable).
+  Trigger(const Trigger&) = delete;
+  Trigger& operator=(const Trigger&) = delete;
   bool fired() const { return fired_; }
   void fire() {
     fired_ = true;

@@ -12,6 +12,8 @@ constexpr ParamSpec kMachineSpecs[] = {
     {"topology", ParamKind::object, kRequired, "", "", "", "the interconnect; see the topology sections", "-"},
     {"node", ParamKind::object, kRequired, "", "", "", "node parameters; see the node section", "-"},
     {"packet", ParamKind::object, kRequired, "", "", "", "packet format; see the packet section", "-"},
+    {"nic", ParamKind::object, "{}", "", "", "",
+     "the NIC model and its parameters, e.g. {\"model\": \"gemini\", ...}; see machine.nic sections", "-"},
     {"runtimes", ParamKind::object, "{}", "", "", "",
      "calibrated parameters of each messaging layer the machine offers, by layer name", "-"},
     {"sources", ParamKind::object, "{}", "", "", "",
@@ -92,6 +94,7 @@ Machine parse_machine(const Json& spec, const Where& where) {
   m.packet = parse_packet(ParamReader(r.nested("packet"), r.where("packet"), kPacketParams));
   const topo::NodeLinks node_links{m.node.injection_bandwidth, m.node.ejection_bandwidth};
   m.topology = topo::make_topology(r.nested("topology"), r.where("topology"), node_links);
+  m.nic = r.nested("nic");
   m.runtimes = r.nested("runtimes");
   m.sources = r.nested("sources");
   check_sources(m.sources, r.where("sources"));

@@ -39,6 +39,7 @@ struct Machine {
   NodeParams node;
   PacketFormat packet;
   std::unique_ptr<topo::Topology> topology;
+  Json nic;       // the NIC model and its parameters ({} if the machine has no NIC model)
   Json runtimes;  // per messaging layer: its calibrated parameters, parsed by the layer
   Json sources;   // parameter path -> citation
   Json spec;      // the machine object as parsed (after preset expansion and overrides)

@@ -16,8 +16,9 @@ constexpr ParamSpec kSpecs[] = {
     {"warmup", ParamKind::integer, "2", "", "0", "10000000", "untimed round trips before timing", "-"},
     {"peer", ParamKind::integer, "1", "", "1", "", "the rank that answers rank 0", "-"},
     {"operation", ParamKind::choice, "send_recv", "", "", "",
-     "send_recv: two-sided ping-pong; put / get: one-sided operations timed to remote completion", "-",
-     "send_recv|put|get"},
+     "send_recv: two-sided ping-pong; put_pingpong: ping-pong of notified puts (each side waits for the other's "
+     "put to land); put / get: one-sided operations timed to remote completion", "-",
+     "send_recv|put_pingpong|put|get"},
 };
 const ParamTable kParams{"workload (name: pingpong)", "Latency over a size sweep between two ranks.", kSpecs};
 
@@ -35,7 +36,7 @@ class PingPong final : public Workload {
   void start(rt::MessagingLayer& layer) override {
     latency_.assign(sizes_.size(), 0);
     layer.kernel().spawn(initiator(Comm(layer, 0)));
-    if (operation_ == "send_recv") layer.kernel().spawn(responder(Comm(layer, peer_)));
+    if (operation_ == "send_recv" || operation_ == "put_pingpong") layer.kernel().spawn(responder(Comm(layer, peer_)));
   }
 
   void finish(RunOutput& out) const override {
@@ -52,6 +53,10 @@ class PingPong final : public Workload {
   Task<> one_round(Comm c, Bytes size) {
     if (operation_ == "put") co_return co_await c.put(peer_, size);
     if (operation_ == "get") co_return co_await c.get(peer_, size);
+    if (operation_ == "put_pingpong") {
+      co_await c.put_notify(peer_, size);
+      co_return co_await c.wait_notify(peer_);
+    }
     co_await c.send(peer_, size);
     co_await c.recv(peer_);
   }
@@ -62,15 +67,21 @@ class PingPong final : public Workload {
       const Time begin = c.now();
       for (std::int64_t k = 0; k < iterations_; ++k) co_await one_round(c, sizes_[i]);
       const Time per_round = (c.now() - begin) / iterations_;
-      latency_[i] = operation_ == "send_recv" ? per_round / 2 : per_round;
+      const bool round_trip = operation_ == "send_recv" || operation_ == "put_pingpong";
+      latency_[i] = round_trip ? per_round / 2 : per_round;
     }
   }
 
   Task<> responder(Comm c) {
     for (const Bytes size : sizes_) {
       for (std::int64_t k = 0; k < warmup_ + iterations_; ++k) {
-        co_await c.recv(0);
-        co_await c.send(0, size);
+        if (operation_ == "put_pingpong") {
+          co_await c.wait_notify(0);
+          co_await c.put_notify(0, size);
+        } else {
+          co_await c.recv(0);
+          co_await c.send(0, size);
+        }
       }
     }
   }

@@ -24,7 +24,7 @@ void AnalyticModel::start(const TransferRequest& request) {
     notify(now + memcpy_time(request.bytes), request.on_delivered);
     return;
   }
-  const Bytes wire = machine_.packet.wire_bytes(request.bytes);
+  const Bytes wire = (request.format ? *request.format : machine_.packet).wire_bytes(request.bytes);
   counters_.wire_bytes += wire;
   ++counters_.trains;
   topology_.route(request.src, request.dst, route_);

@@ -21,6 +21,7 @@ struct TransferRequest {
   Bytes bytes = 0;        // payload; the model adds packet headers
   Callback on_injected;   // local completion: the last byte has left the source (optional)
   Callback on_delivered;  // remote completion: the last byte is at the destination
+  const PacketFormat* format = nullptr;  // null: the machine's packet format
 };
 
 struct NetworkCounters {
@@ -60,6 +61,25 @@ class NetworkModel {
   NetworkCounters counters_;
   std::vector<Time> link_busy_;
   std::vector<Time> memory_busy_;
+};
+
+/// Awaitable transfer for protocol coroutines: starts when awaited, resumes at delivery.
+class Delivery {
+ public:
+  Delivery(NetworkModel& network, NodeId src, NodeId dst, Bytes bytes, const PacketFormat* format = nullptr)
+      : network_(network), request_{src, dst, bytes, {}, {}, format} {}
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) {
+    waiter_ = h;
+    request_.on_delivered = {[](void* self, std::uint64_t) { static_cast<Delivery*>(self)->waiter_.resume(); }, this, 0};
+    network_.start(request_);
+  }
+  void await_resume() const noexcept {}
+
+ private:
+  NetworkModel& network_;
+  TransferRequest request_;
+  std::coroutine_handle<> waiter_;
 };
 
 /// The "network" section of a scenario: {"model": "packet", ...model options}.

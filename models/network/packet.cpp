@@ -18,7 +18,7 @@ const ParamTable kPacketModelParams{"network (model: packet)",
 
 PacketModel::PacketModel(Kernel& kernel, const Machine& machine, Bytes train_bytes)
     : NetworkModel(kernel, machine),
-      train_payload_(std::max<Bytes>(1, train_bytes / machine.packet.payload) * machine.packet.payload),
+      train_bytes_(train_bytes),
       has_lanes_(topology_.has_lanes()),
       timelines_(static_cast<std::size_t>(topology_.link_count())),
       memory_(static_cast<std::size_t>(topology_.node_count())) {}
@@ -37,7 +37,8 @@ void PacketModel::start(const TransferRequest& request) {
   ++counters_.messages;
   counters_.payload_bytes += request.bytes;
   if (request.src == request.dst) return start_intra_node(request);
-  counters_.wire_bytes += machine_.packet.wire_bytes(request.bytes);
+  const PacketFormat& format = request.format ? *request.format : machine_.packet;
+  counters_.wire_bytes += format.wire_bytes(request.bytes);
   const auto index = allocate_message();
   Message& m = messages_[index];
   m.request = request;
@@ -67,9 +68,11 @@ void PacketModel::start_intra_node(const TransferRequest& request) {
 // left the injection link, or the completions after the last one.
 void PacketModel::send_next_train(std::uint64_t index) {
   Message& m = messages_[index];
-  const PacketFormat& format = machine_.packet;
+  const PacketFormat& format = m.request.format ? *m.request.format : machine_.packet;
   const Bytes start = m.next_offset;
-  const Bytes end = std::min(m.request.bytes, start + train_payload_);
+  // Trains are whole packets of this transfer's format.
+  const Bytes train = std::max<Bytes>(1, train_bytes_ / format.payload) * format.payload;
+  const Bytes end = std::min(m.request.bytes, start + train);
   m.next_offset = end;
   const Bytes wire_start = format.wire_offset(start);
   const Bytes wire_end = m.request.bytes == 0 ? format.header : format.wire_offset(end);

@@ -74,7 +74,7 @@ class PacketModel final : public NetworkModel {
   Time serialisation(LinkId link, Train& train) const;
   std::uint64_t allocate_message();
 
-  Bytes train_payload_;  // whole packets
+  Bytes train_bytes_;  // payload per train, rounded down to whole packets of each transfer
   bool has_lanes_;
   std::vector<LinkTimeline> timelines_;
   std::vector<LinkTimeline> memory_;

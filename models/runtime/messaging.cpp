@@ -5,7 +5,16 @@
 namespace torsim::rt {
 
 MessagingLayer::MessagingLayer(Job& job)
-    : job_(job), requests_(job.kernel), ranks_(static_cast<std::size_t>(job.size())) {}
+    : job_(job),
+      requests_(job.kernel),
+      ranks_(static_cast<std::size_t>(job.size())),
+      cpu_free_(static_cast<std::size_t>(job.size()), 0) {}
+
+Time MessagingLayer::occupy_cpu(Rank r, Time duration) {
+  Time& free_at = cpu_free_[static_cast<std::size_t>(r)];
+  free_at = std::max(free_at, kernel().now()) + duration;
+  return free_at;
+}
 
 namespace {
 bool matches(Rank want_src, Tag want_tag, const Envelope& e) {
@@ -16,11 +25,13 @@ bool matches(Rank want_src, Tag want_tag, const Envelope& e) {
 Request MessagingLayer::irecv(Rank self, Rank src, Tag tag) {
   const auto index = requests_.allocate();
   RankQueues& q = ranks_[static_cast<std::size_t>(self)];
-  Envelope arrived;
-  if (q.unexpected.take_first([&](const Envelope& e) { return matches(src, tag, e); }, arrived))
-    requests_.complete(index, arrived);
-  else
+  Unexpected arrived{};
+  if (!q.unexpected.take_first([&](const Unexpected& u) { return matches(src, tag, u.envelope); }, arrived))
     q.posted.push_back({src, tag, index});
+  else if (arrived.waiter)
+    arrived.waiter->matched(index);
+  else
+    requests_.complete(index, arrived.envelope);
   return Request(&requests_, index);
 }
 
@@ -30,7 +41,27 @@ void MessagingLayer::deliver(const Envelope& envelope) {
   if (q.posted.take_first([&](const PostedReceive& p) { return matches(p.src, p.tag, envelope); }, posted))
     requests_.complete(posted.request, envelope);
   else
-    q.unexpected.push_back(envelope);
+    q.unexpected.push_back({envelope, nullptr});
+}
+
+MessagingLayer::MatchWait MessagingLayer::match_receive(const Envelope& envelope) { return MatchWait(*this, envelope); }
+
+bool MessagingLayer::MatchWait::await_ready() {
+  RankQueues& q = layer_->ranks_[static_cast<std::size_t>(envelope_.dst)];
+  PostedReceive posted{};
+  if (!q.posted.take_first([&](const PostedReceive& p) { return matches(p.src, p.tag, envelope_); }, posted)) return false;
+  request_ = posted.request;
+  return true;
+}
+
+void MessagingLayer::MatchWait::await_suspend(std::coroutine_handle<> h) {
+  waiter_ = h;
+  layer_->ranks_[static_cast<std::size_t>(envelope_.dst)].unexpected.push_back({envelope_, this});
+}
+
+void MessagingLayer::MatchWait::matched(std::uint32_t request) {
+  request_ = request;
+  layer_->kernel().resume_now(waiter_);
 }
 
 HandlerId MessagingLayer::register_handler(AmHandler handler) {
@@ -59,7 +90,7 @@ Task<> MessagingLayer::run_handlers(Rank self) {
   RankQueues& q = ranks_[static_cast<std::size_t>(self)];
   while (!q.active_messages.empty()) {
     const QueuedAm am = q.active_messages.pop_front();
-    if (const Time overhead = handler_overhead(self); overhead > 0) co_await kernel().sleep(overhead);
+    if (const Time overhead = handler_overhead(self); overhead > 0) co_await on_cpu(self, overhead);
     const Handler& h = handlers_[am.handler];
     if (h.instant) h.instant(Comm(*this, self), am.envelope);
     else co_await h.coroutine(Comm(*this, self), am.envelope);
@@ -67,13 +98,44 @@ Task<> MessagingLayer::run_handlers(Rank self) {
   q.running_handlers = false;
 }
 
+// Notified puts: data first, then a zero-byte message the target's wait_notify consumes.
+Task<> MessagingLayer::put_notify(Rank self, Rank target, Bytes size) {
+  co_await put(self, target, size);
+  co_await co_await isend(self, target, 0, kFirstCollectiveTag - 1, 0);
+}
+
+namespace {
+struct NotifyWait {
+  std::coroutine_handle<>& slot;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) { slot = h; }
+  void await_resume() const noexcept {}
+};
+}  // namespace
+
+Task<> MessagingLayer::wait_notify(Rank self, Rank from) {
+  if (put_notify_uses_messages()) {
+    co_await irecv(self, from, kFirstCollectiveTag - 1);
+    co_return;
+  }
+  auto& n = notifications_[{self, from}];
+  while (n.count == 0) co_await NotifyWait{n.waiter};
+  --n.count;
+}
+
+void MessagingLayer::notify(Rank target, Rank from) {
+  auto& n = notifications_[{target, from}];
+  ++n.count;
+  if (n.waiter) kernel().resume_now(std::exchange(n.waiter, {}));
+}
+
 Tag MessagingLayer::next_collective_tag(Rank self) {
   auto& sequence = ranks_[static_cast<std::size_t>(self)].collective_sequence;
   return kFirstCollectiveTag + static_cast<Tag>(sequence++ % (1u << 29));
 }
 
-Task<> MessagingLayer::compute(Rank, Time duration) {
-  if (duration > 0) co_await kernel().sleep(duration);
+Task<> MessagingLayer::compute(Rank self, Time duration) {
+  if (duration > 0) co_await on_cpu(self, duration);
 }
 
 // Dissemination barrier (Hensgen, Finkel, Manber 1988): ceil(log2 n) rounds.

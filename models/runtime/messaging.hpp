@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,13 @@ class MessagingLayer {
   virtual Task<> put(Rank self, Rank target, Bytes size) = 0;
   virtual Task<> get(Rank self, Rank target, Bytes size) = 0;
 
+  /// A put the target is told about (uGNI remote events, GASNet put with notification):
+  /// returns when the initiator may reuse its buffer; the target's wait_notify(self, from)
+  /// returns once the data is in. Default: a put, then a zero-byte message.
+  virtual Task<> put_notify(Rank self, Rank target, Bytes size);
+  /// Waits for (and consumes) one notified put from `from`.
+  Task<> wait_notify(Rank self, Rank from);
+
   // --- Active messages: the handler runs on the destination rank. The request completes at
   // local completion (the message has left).
   HandlerId register_handler(AmHandler handler);
@@ -68,9 +76,25 @@ class MessagingLayer {
   /// Local computation (or software overhead) on the rank's core.
   virtual Task<> compute(Rank self, Time duration);
 
+  /// The rank's core: software costs charged from event context (a message's protocol
+  /// processing) and the rank's own computation queue on it, one at a time.
+  Time occupy_cpu(Rank r, Time duration);
+  /// Awaitable: charges `duration` on rank r's core and resumes when it is done.
+  auto on_cpu(Rank r, Time duration) { return kernel().sleep(occupy_cpu(r, duration) - kernel().now()); }
+
  protected:
   /// Hands an arrived two-sided message to the destination's matching engine.
   void deliver(const Envelope& envelope);
+  /// Records a notified put's arrival at `target` (wakes its wait_notify).
+  void notify(Rank target, Rank from);
+  /// True when put_notify is the default (a put and a message): wait_notify then receives it.
+  virtual bool put_notify_uses_messages() const { return true; }
+
+  /// Awaitable for protocols that move data only once a receive matches (rendezvous): resumes
+  /// when a receive matching `envelope` is posted (at once if one is) and yields that receive's
+  /// request, which the protocol completes itself (requests_.complete) when the data is in.
+  class MatchWait;
+  MatchWait match_receive(const Envelope& envelope);
   /// Queues an arrived active message; the rank runs its handlers one at a time, in order.
   void deliver_am(HandlerId handler, const Envelope& envelope);
   /// Extra cost a layer charges before running each handler (scheduler, envelope decoding).
@@ -88,13 +112,17 @@ class MessagingLayer {
     Tag tag;
     std::uint32_t request;
   };
+  struct Unexpected {
+    Envelope envelope;
+    MatchWait* waiter;  // a rendezvous waiting for its receive, or null for data already in
+  };
   struct QueuedAm {
     HandlerId handler;
     Envelope envelope;
   };
   struct RankQueues {
     Fifo<PostedReceive> posted;
-    Fifo<Envelope> unexpected;
+    Fifo<Unexpected> unexpected;
     Fifo<QueuedAm> active_messages;
     bool running_handlers = false;
     std::uint32_t collective_sequence = 0;
@@ -102,11 +130,32 @@ class MessagingLayer {
   Task<> run_handlers(Rank self);
 
   std::vector<RankQueues> ranks_;
+  std::vector<Time> cpu_free_;  // per rank: when its core is next idle
+  struct Notifications {
+    std::int64_t count = 0;
+    std::coroutine_handle<> waiter;
+  };
+  std::map<std::pair<Rank, Rank>, Notifications> notifications_;  // (target, from)
   struct Handler {
     AmHandler coroutine;
     InstantHandler instant;
   };
   std::deque<Handler> handlers_;  // a deque: running handler coroutines refer to them
+};
+
+class MessagingLayer::MatchWait {
+ public:
+  MatchWait(MessagingLayer& layer, const Envelope& e) : layer_(&layer), envelope_(e) {}
+  bool await_ready();
+  void await_suspend(std::coroutine_handle<> h);
+  std::uint32_t await_resume() const { return request_; }
+  void matched(std::uint32_t request);
+
+ private:
+  MessagingLayer* layer_;
+  Envelope envelope_;
+  std::uint32_t request_ = 0;
+  std::coroutine_handle<> waiter_;
 };
 
 /// A rank's view of its messaging layer: what workload code holds.
@@ -132,6 +181,8 @@ class Comm {
 
   Task<> put(Rank target, Bytes size) const { return layer_->put(rank_, target, size); }
   Task<> get(Rank target, Bytes size) const { return layer_->get(rank_, target, size); }
+  Task<> put_notify(Rank target, Bytes size) const { return layer_->put_notify(rank_, target, size); }
+  Task<> wait_notify(Rank from) const { return layer_->wait_notify(rank_, from); }
   Task<Request> am_isend(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0) const {
     return layer_->am_isend(rank_, dst, handler, size, word);
   }

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "models/runtime/gemini_layers.hpp"
 #include "models/runtime/raw.hpp"
 #include "sim/json_merge.hpp"
 
@@ -20,6 +21,8 @@ std::string layer_names() {
 const std::vector<MessagingLayerEntry>& messaging_layers() {
   static const std::vector<MessagingLayerEntry> entries{
       {"raw", "NIC-level put/send with no software overhead", &kRawLayerParams, make_raw},
+      {"ugni", "Cray Gemini uGNI level: SMSG, FMA and BTE", &kUgniLayerParams, make_ugni_layer},
+      {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kMpiLayerParams, make_mpi_layer},
   };
   return entries;
 }

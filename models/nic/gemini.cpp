@@ -1,0 +1,194 @@
+#include "models/nic/gemini.hpp"
+
+#include <algorithm>
+
+namespace torsim::nic {
+
+namespace {
+constexpr ParamSpec kSpecs[] = {
+    {"model", ParamKind::text, kRequired, "", "", "", "gemini", "-"},
+    {"smsg_max_small_job", ParamKind::size, "1024B", "B", "64B", "64KiB", "SMSG maximum size up to 4,096 PEs",
+     "[C-code] Charm++ gemini_gni machine.c (2011-2012)"},
+    {"smsg_max_medium_job", ParamKind::size, "512B", "B", "64B", "64KiB", "SMSG maximum size up to 16,384 PEs",
+     "[C-code] same"},
+    {"smsg_max_large_job", ParamKind::size, "256B", "B", "64B", "64KiB", "SMSG maximum size above 16,384 PEs",
+     "[C-code] same"},
+    {"smsg_credits", ParamKind::integer, "72", "", "1", "100000", "mailbox slots per sender and receiver",
+     "[C-code] Charm++ gemini_gni (2012)"},
+    {"smsg_header", ParamKind::size, kRequired, "B", "0B", "1KiB", "bytes uGNI adds to each SMSG", "preset"},
+    {"smsg_send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_SmsgSendWTag on the sender's core",
+     "preset"},
+    {"smsg_receive_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "GNI_SmsgGetNextWTag and GNI_SmsgRelease on the receiver's core", "preset"},
+    {"cq_poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "one completion-queue poll that finds an event",
+     "preset"},
+    {"fma_post_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_PostFma set-up", "preset"},
+    {"fma_request_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "core time per 64 B network request: FMA is processor-driven", "preset"},
+    {"bte_post_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_PostRdma set-up", "preset"},
+    {"bte_setup", ParamKind::time, kRequired, "ns", "0ns", "1ms", "BTE engine start-up before data moves", "preset"},
+    {"bte_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s", "payload rate of the BTE engine",
+     "preset"},
+    {"get_request", ParamKind::size, "24B", "B", "0B", "1KiB", "wire bytes of a GET request packet",
+     "[C] 8 phits of 3 B: Pedretti et al., SAND2013-0216C, quoted in LANL PPT gemini_mpiopt.py"},
+    {"get_response_overhead", ParamKind::size, "17B", "B", "0B", "1KiB",
+     "wire bytes a GET response adds to its 64 B of payload", "[C] 27 phits = 81 B for 64 B: same source"},
+    {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "GNI_MemRegister, per call", "preset"},
+    {"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_MemRegister, per page pinned",
+     "preset"},
+    {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory", "preset"},
+};
+}  // namespace
+
+const ParamTable kGeminiParams{"machine.nic (model: gemini)", "Cray Gemini NIC and the uGNI calls' costs.", kSpecs};
+
+GeminiParams parse_gemini(const ParamReader& r) {
+  GeminiParams p;
+  p.smsg_max_small = r.size("smsg_max_small_job");
+  p.smsg_max_medium = r.size("smsg_max_medium_job");
+  p.smsg_max_large = r.size("smsg_max_large_job");
+  p.smsg_credits = static_cast<int>(r.integer("smsg_credits"));
+  p.smsg_header = r.size("smsg_header");
+  p.smsg_send_cpu = r.time("smsg_send_cpu");
+  p.smsg_receive_cpu = r.time("smsg_receive_cpu");
+  p.cq_poll_cpu = r.time("cq_poll_cpu");
+  p.fma_post_cpu = r.time("fma_post_cpu");
+  p.fma_request_cpu = r.time("fma_request_cpu");
+  p.bte_post_cpu = r.time("bte_post_cpu");
+  p.bte_setup = r.time("bte_setup");
+  p.bte_bandwidth = r.rate("bte_bandwidth");
+  p.get_request = r.size("get_request");
+  p.get_response_overhead = r.size("get_response_overhead");
+  p.registration_cpu = r.time("registration_cpu");
+  p.registration_page_cpu = r.time("registration_page_cpu");
+  p.page_size = r.size("page_size");
+  return p;
+}
+
+GeminiParams gemini_of(const Machine& machine, const Where& where) {
+  if (machine.nic.value("model", std::string()) != "gemini")
+    where.fail("this messaging layer needs a Gemini NIC; machine '" + machine.name + "' has no \"nic\": {\"model\": "
+               "\"gemini\"} (Cray XE6 machines such as hopper have one)");
+  return parse_gemini(ParamReader(machine.nic, machine.where / "nic", kGeminiParams));
+}
+
+GeminiNic::GeminiNic(rt::MessagingLayer& layer, const GeminiParams& params)
+    : layer_(layer),
+      job_(layer.job()),
+      p_(params),
+      put_format_(job_.machine.packet),
+      get_format_{job_.machine.packet.payload, params.get_response_overhead, job_.machine.packet.chunk},
+      request_format_{job_.machine.packet.payload, params.get_request, 1},
+      bte_(static_cast<std::size_t>(job_.machine.node_count())),
+      registered_(static_cast<std::size_t>(job_.size())) {}
+
+Bytes GeminiNic::smsg_max() const {
+  const int pes = job_.size();
+  return pes <= 4096 ? p_.smsg_max_small : pes <= 16384 ? p_.smsg_max_medium : p_.smsg_max_large;
+}
+
+GeminiNic::Mailbox& GeminiNic::mailbox(Rank src, Rank dst) {
+  const auto key = (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
+  return mailboxes_.try_emplace(key, Mailbox{p_.smsg_credits, {}}).first->second;
+}
+
+Task<> GeminiNic::transfer(Rank from, Rank to, Bytes bytes, const PacketFormat* format) {
+  co_await net::Delivery(job_.network, job_.node_of(from), job_.node_of(to), bytes, format);
+}
+
+namespace {
+// Awaitable: parks the coroutine on a mailbox until a credit comes back.
+struct CreditWait {
+  std::vector<std::coroutine_handle<>>& waiting;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) { waiting.push_back(h); }
+  void await_resume() const noexcept {}
+};
+}  // namespace
+
+Task<> GeminiNic::smsg(Rank src, Rank dst, Bytes bytes) {
+  co_await layer_.on_cpu(src, p_.smsg_send_cpu);
+  while (mailbox(src, dst).credits == 0) co_await CreditWait{mailbox(src, dst).waiting};
+  --mailbox(src, dst).credits;
+  co_await transfer(src, dst, bytes + p_.smsg_header, &put_format_);
+}
+
+void GeminiNic::release(Rank src, Rank dst) {
+  const auto key = (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
+  job_.kernel.after(small_latency(dst, src), member_callback<GeminiNic, &GeminiNic::return_credit>(this, key));
+}
+
+void GeminiNic::return_credit(std::uint64_t key) {
+  Mailbox& m = mailboxes_.at(key);
+  ++m.credits;
+  if (m.waiting.empty()) return;
+  const auto next = m.waiting.front();
+  m.waiting.erase(m.waiting.begin());
+  job_.kernel.resume_now(next);
+}
+
+// The node's DMA engine streams the payload at its own rate, one transfer after another.
+Task<> GeminiNic::bte_engine(Rank r, Bytes bytes) {
+  auto& engine = bte_[static_cast<std::size_t>(job_.node_of(r))];
+  const Time now = job_.kernel.now();
+  engine.forget_before(now);
+  const auto plan = engine.plan(now, transfer_time(bytes, p_.bte_bandwidth));
+  engine.book(plan);
+  co_await job_.kernel.sleep(plan.end - now);
+}
+
+// A BTE transfer: the bytes cross the network while the initiator's engine paces them; done
+// when both are.
+Task<> GeminiNic::bte_transfer(Rank engine, Rank from, Rank to, Bytes bytes, const PacketFormat* format) {
+  Trigger delivered(job_.kernel);
+  job_.network.start({job_.node_of(from), job_.node_of(to), bytes, {},
+                      {[](void* t, std::uint64_t) { static_cast<Trigger*>(t)->fire(); }, &delivered, 0}, format});
+  co_await bte_engine(engine, bytes);
+  co_await delivered;
+}
+
+Task<> GeminiNic::put(Rank initiator, Rank target, Bytes bytes, Engine engine, Trigger* arrived) {
+  const std::int64_t requests = std::max<std::int64_t>(1, (bytes + 63) / 64);
+  if (engine == Engine::fma) {
+    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests * p_.fma_request_cpu);
+    co_await transfer(initiator, target, bytes, &put_format_);
+  } else {
+    co_await layer_.on_cpu(initiator, p_.bte_post_cpu);
+    co_await job_.kernel.sleep(p_.bte_setup);
+    co_await bte_transfer(initiator, initiator, target, bytes, &put_format_);
+  }
+  if (arrived) arrived->fire();
+  co_await job_.kernel.sleep(small_latency(target, initiator));  // PUT responses complete it
+}
+
+Task<> GeminiNic::get(Rank initiator, Rank target, Bytes bytes, Engine engine) {
+  const std::int64_t requests = std::max<std::int64_t>(1, (bytes + 63) / 64);
+  if (engine == Engine::fma) {
+    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests * p_.fma_request_cpu);
+  } else {
+    co_await layer_.on_cpu(initiator, p_.bte_post_cpu);
+    co_await job_.kernel.sleep(p_.bte_setup);
+  }
+  co_await transfer(initiator, target, 0, &request_format_);
+  if (engine == Engine::bte) co_await bte_transfer(initiator, target, initiator, bytes, &get_format_);
+  else co_await transfer(target, initiator, bytes, &get_format_);
+}
+
+Time GeminiNic::register_memory(Rank r, std::uint64_t buffer, Bytes bytes) {
+  if (!registered_[static_cast<std::size_t>(r)].insert(buffer).second) return 0;
+  const std::int64_t pages = std::max<std::int64_t>(1, (bytes + p_.page_size - 1) / p_.page_size);
+  return p_.registration_cpu + pages * p_.registration_page_cpu;
+}
+
+Time GeminiNic::small_latency(Rank a, Rank b) const {
+  const auto na = job_.node_of(a), nb = job_.node_of(b);
+  const auto& machine = job_.machine;
+  if (na == nb) return machine.node.memcpy_latency;
+  std::vector<topo::LinkId> route;
+  machine.topology->route(na, nb, route);
+  Time latency = machine.node.nic_latency;
+  for (auto l : route) latency += machine.topology->link(l).latency;
+  return latency;
+}
+
+}  // namespace torsim::nic

@@ -1,0 +1,91 @@
+// The Cray Gemini NIC as uGNI exposes it: SMSG mailboxes with credits, FMA (processor-driven,
+// 64 B network requests) and BTE (DMA engine) puts and gets, the wire formats of PUT and GET,
+// memory registration with a cache, and the CPU costs of the uGNI calls. Messaging layers
+// (uGNI-level, MPI, Charm++ over uGNI) drive it; it charges the uGNI calls' CPU time on the
+// calling rank and moves bytes through the network model.
+#pragma once
+
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "models/network/link_timeline.hpp"
+#include "models/runtime/messaging.hpp"
+
+namespace torsim::nic {
+
+using rt::Rank;
+
+struct GeminiParams {
+  Bytes smsg_max_small = 1024, smsg_max_medium = 512, smsg_max_large = 256;  // by job size
+  int smsg_credits = 72;
+  Bytes smsg_header = 16;
+  Time smsg_send_cpu = 0, smsg_receive_cpu = 0, cq_poll_cpu = 0;
+  Time fma_post_cpu = 0, fma_request_cpu = 0;  // per 64 B request: the CPU drives FMA
+  Time bte_post_cpu = 0, bte_setup = 0;
+  Rate bte_bandwidth = 0;
+  Bytes get_request = 24, get_response_overhead = 17;  // GET wire format per 64 B
+  Time registration_cpu = 0, registration_page_cpu = 0;
+  Bytes page_size = 4096;
+};
+
+extern const ParamTable kGeminiParams;
+GeminiParams parse_gemini(const ParamReader& r);
+/// The machine's "nic" object as Gemini parameters; an error if the machine has no Gemini.
+GeminiParams gemini_of(const Machine& machine, const Where& where);
+
+enum class Engine { fma, bte };
+
+class GeminiNic {
+ public:
+  GeminiNic(rt::MessagingLayer& layer, const GeminiParams& params);
+  const GeminiParams& params() const { return p_; }
+
+  /// SMSG maximum message size for this job (uGNI mailboxes shrink as jobs grow).
+  Bytes smsg_max() const;
+  /// Sends a small message into dst's mailbox: charges GNI_SmsgSend on src's core, waits for
+  /// a mailbox credit if none is left, and resumes when the message is in the mailbox.
+  Task<> smsg(Rank src, Rank dst, Bytes bytes);
+  /// The receiver took a message out of its mailbox: the credit returns to the sender one
+  /// zero-load latency later.
+  void release(Rank src, Rank dst);
+  /// CPU time for the receiver to find and read one SMSG (CQ poll + GNI_SmsgGetNext).
+  Time smsg_receive_cost() const { return p_.cq_poll_cpu + p_.smsg_receive_cpu; }
+
+  /// RDMA put of `bytes` from initiator to target: resumes when the initiator's CQ reports
+  /// completion (the responses are back). `arrived`, if given, fires when the data is at the
+  /// target (where a remote event would appear).
+  Task<> put(Rank initiator, Rank target, Bytes bytes, Engine engine, Trigger* arrived = nullptr);
+  /// RDMA get: resumes when the data is at the initiator.
+  Task<> get(Rank initiator, Rank target, Bytes bytes, Engine engine);
+
+  /// CPU time to register `bytes` of `buffer` on rank r, or 0 when the registration cache has
+  /// it; registers it.
+  Time register_memory(Rank r, std::uint64_t buffer, Bytes bytes);
+  /// One-way zero-load latency of a header-only packet between two ranks' nodes.
+  Time small_latency(Rank a, Rank b) const;
+
+  const PacketFormat& put_format() const { return put_format_; }
+  const PacketFormat& get_format() const { return get_format_; }
+
+ private:
+  struct Mailbox {
+    int credits;
+    std::vector<std::coroutine_handle<>> waiting;
+  };
+  Mailbox& mailbox(Rank src, Rank dst);
+  Task<> transfer(Rank from, Rank to, Bytes bytes, const PacketFormat* format);
+  Task<> bte_engine(Rank r, Bytes bytes);
+  Task<> bte_transfer(Rank engine, Rank from, Rank to, Bytes bytes, const PacketFormat* format);
+  void return_credit(std::uint64_t pair);
+
+  rt::MessagingLayer& layer_;
+  rt::Job& job_;
+  GeminiParams p_;
+  PacketFormat put_format_, get_format_, request_format_;
+  std::unordered_map<std::uint64_t, Mailbox> mailboxes_;
+  std::vector<net::LinkTimeline> bte_;                 // per node: the DMA engine
+  std::vector<std::set<std::uint64_t>> registered_;    // per rank: registration cache
+};
+
+}  // namespace torsim::nic

@@ -1,0 +1,209 @@
+#include "models/runtime/gemini_layers.hpp"
+
+namespace torsim::rt {
+
+namespace {
+
+constexpr ParamSpec kUgniSpecs[] = {
+    {"layer", ParamKind::text, "ugni", "", "", "", "messaging layer name", "-"},
+    {"fma_bte_threshold", ParamKind::size, "2048B", "B", "0B", "1GiB", "RDMA of this size or more uses BTE, less FMA",
+     "[C-code] Charm++ gemini_gni machine.c, 2011 (1024 B later)"},
+    {"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB",
+     "rendezvous control message carrying a memory handle", "assumption: a handle and a size"},
+};
+
+constexpr ParamSpec kMpiSpecs[] = {
+    {"layer", ParamKind::text, "mpi", "", "", "", "messaging layer name", "-"},
+    {"header", ParamKind::size, kRequired, "B", "0B", "1KiB", "MPI envelope bytes carried with each message",
+     "preset"},
+    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Isend software path on the sender's core",
+     "preset"},
+    {"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI receive completion on the receiver's core",
+     "preset"},
+    {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"},
+    {"eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
+     "largest eager message; above it the rendezvous protocol", "preset"},
+    {"rdma_threshold", ParamKind::size, kRequired, "B", "0B", "1GiB", "GETs of this size or more use BTE",
+     "preset"},
+    {"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB", "RTS and FIN control messages",
+     "assumption: a handle, a size and a tag"},
+    {"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "MPI_Put/MPI_Get synchronisation (lock, flush) on the origin's core", "preset"},
+};
+
+}  // namespace
+
+const ParamTable kUgniLayerParams{"runtime (layer: ugni)", "uGNI-level messaging on the Gemini NIC.", kUgniSpecs};
+const ParamTable kMpiLayerParams{"runtime (layer: mpi)", "Cray MPICH protocols over uGNI.", kMpiSpecs};
+
+UgniParams parse_ugni(const ParamReader& r) { return {r.size("fma_bte_threshold"), r.size("control_bytes")}; }
+
+MpiParams parse_mpi(const ParamReader& r) {
+  return {r.size("header"),      r.time("send_cpu"),       r.time("recv_cpu"),      r.time("match_cpu"),
+          r.size("eager_limit"), r.size("rdma_threshold"), r.size("control_bytes"), r.time("rma_sync_cpu")};
+}
+
+// ---- Shared
+
+GeminiLayer::GeminiLayer(Job& job, const nic::GeminiParams& nic) : MessagingLayer(job), nic_(*this, nic) {}
+
+Task<Request> GeminiLayer::start(Message m) {
+  m.send_request = requests_.allocate();
+  Request request(&requests_, m.send_request);
+  if (const Time overhead = send_overhead(m); overhead > 0) co_await on_cpu(m.envelope.src, overhead);
+  kernel().spawn(protocol(m));
+  co_return request;
+}
+
+Task<Request> GeminiLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
+  return start({{self, dst, tag, size, word}, false, 0, 0});
+}
+
+Task<Request> GeminiLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) {
+  return start({{self, dst, 0, size, word}, true, handler, 0});
+}
+
+void GeminiLayer::arrive(const Message& m) {
+  if (m.active_message) deliver_am(m.handler, m.envelope);
+  else deliver(m.envelope);
+}
+
+void GeminiLayer::complete_receive(const Message& m, std::uint32_t receive_request) {
+  if (m.active_message) deliver_am(m.handler, m.envelope);
+  else requests_.complete(receive_request, m.envelope);
+}
+
+// Active messages have no receive to match: their rendezvous proceeds at once.
+namespace {
+Task<std::uint32_t> no_match() { co_return 0; }
+}  // namespace
+
+// ---- uGNI level
+
+Task<> UgniLayer::protocol(Message m) {
+  const Envelope& e = m.envelope;
+  if (e.size <= nic_.smsg_max()) {
+    co_await nic_.smsg(e.src, e.dst, e.size);
+    requests_.complete(m.send_request);
+    co_await on_cpu(e.dst, nic_.smsg_receive_cost() + copy_time(e.size));
+    nic_.release(e.src, e.dst);
+    co_return arrive(m);
+  }
+  // Control message with the memory handle; the receiver GETs the data, then acknowledges.
+  co_await nic_.smsg(e.src, e.dst, p_.control_bytes);
+  co_await on_cpu(e.dst, nic_.smsg_receive_cost());
+  nic_.release(e.src, e.dst);
+  const std::uint32_t receive = m.active_message ? co_await no_match() : co_await match_receive(e);
+  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(e.size), e.size));
+  co_await nic_.get(e.dst, e.src, e.size, engine_for(e.size, p_.fma_bte_threshold));
+  complete_receive(m, receive);
+  co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
+  co_await on_cpu(e.src, nic_.smsg_receive_cost());
+  nic_.release(e.dst, e.src);
+  requests_.complete(m.send_request);
+}
+
+Task<> UgniLayer::put(Rank self, Rank target, Bytes size) {
+  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size));
+  co_await nic_.put(self, target, size, engine_for(size, p_.fma_bte_threshold));
+}
+
+// A put with a remote event: the target finds it on its completion queue.
+Task<> UgniLayer::put_notify(Rank self, Rank target, Bytes size) {
+  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size));
+  auto arrived = std::make_shared<Trigger>(kernel());
+  kernel().spawn(remote_event(self, target, arrived));
+  co_await nic_.put(self, target, size, engine_for(size, p_.fma_bte_threshold), arrived.get());
+}
+
+Task<> UgniLayer::remote_event(Rank from, Rank target, std::shared_ptr<Trigger> arrived) {
+  Trigger& landed = *arrived;  // a named reference: `co_await *arrived` would await a copy
+  co_await landed;
+  co_await on_cpu(target, nic_.params().cq_poll_cpu);
+  notify(target, from);
+}
+
+Task<> UgniLayer::get(Rank self, Rank target, Bytes size) {
+  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size));
+  co_await nic_.get(self, target, size, engine_for(size, p_.fma_bte_threshold));
+}
+
+// ---- MPI
+
+Time MpiLayer::send_overhead(const Message& m) {
+  const Bytes size = m.envelope.size;
+  Time cost = p_.send_cpu;
+  if (size + p_.header > nic_.smsg_max() && size <= p_.eager_limit) cost += copy_time(size);  // into a DMA buffer
+  if (size > p_.eager_limit) cost += nic_.register_memory(m.envelope.src, user_buffer(size), size);
+  return cost;
+}
+
+Task<> MpiLayer::protocol(Message m) {
+  const Bytes size = m.envelope.size;
+  if (size + p_.header <= nic_.smsg_max()) return eager_smsg(m);
+  if (size <= p_.eager_limit) return eager_buffered(m);
+  return rendezvous(m);
+}
+
+// E0: the data rides in the SMSG; the receiver copies it out of its mailbox.
+Task<> MpiLayer::eager_smsg(Message m) {
+  const Envelope& e = m.envelope;
+  requests_.complete(m.send_request);  // the data went into the mailbox write
+  co_await nic_.smsg(e.src, e.dst, e.size + p_.header);
+  co_await on_cpu(e.dst, receive_cost() + copy_time(e.size));
+  nic_.release(e.src, e.dst);
+  arrive(m);
+}
+
+// E1: the sender copied the data into a pre-registered buffer; the receiver GETs it into its
+// own and copies it out, then frees the sender's buffer with a FIN.
+Task<> MpiLayer::eager_buffered(Message m) {
+  const Envelope& e = m.envelope;
+  requests_.complete(m.send_request);
+  co_await nic_.smsg(e.src, e.dst, p_.header + p_.control_bytes);
+  co_await on_cpu(e.dst, receive_cost());
+  nic_.release(e.src, e.dst);
+  co_await nic_.get(e.dst, e.src, e.size, engine_for(e.size, p_.rdma_threshold));
+  co_await on_cpu(e.dst, copy_time(e.size));
+  arrive(m);
+  co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
+  co_await on_cpu(e.src, nic_.smsg_receive_cost());
+  nic_.release(e.dst, e.src);
+}
+
+// R0: request to send; once a receive matches, the receiver GETs the user buffer directly
+// (BTE), then a FIN completes the send.
+Task<> MpiLayer::rendezvous(Message m) {
+  const Envelope& e = m.envelope;
+  co_await nic_.smsg(e.src, e.dst, p_.header + p_.control_bytes);
+  co_await on_cpu(e.dst, receive_cost());
+  nic_.release(e.src, e.dst);
+  const std::uint32_t receive = m.active_message ? co_await no_match() : co_await match_receive(e);
+  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(e.size), e.size));
+  co_await nic_.get(e.dst, e.src, e.size, engine_for(e.size, p_.rdma_threshold));
+  complete_receive(m, receive);
+  co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
+  co_await on_cpu(e.src, nic_.smsg_receive_cost() + p_.recv_cpu);
+  nic_.release(e.dst, e.src);
+  requests_.complete(m.send_request);
+}
+
+Task<> MpiLayer::put(Rank self, Rank target, Bytes size) {
+  co_await on_cpu(self, p_.send_cpu + p_.rma_sync_cpu + nic_.register_memory(self, user_buffer(size), size));
+  co_await nic_.put(self, target, size, engine_for(size, p_.rdma_threshold));
+}
+
+Task<> MpiLayer::get(Rank self, Rank target, Bytes size) {
+  co_await on_cpu(self, p_.send_cpu + p_.rma_sync_cpu + nic_.register_memory(self, user_buffer(size), size));
+  co_await nic_.get(self, target, size, engine_for(size, p_.rdma_threshold));
+}
+
+std::unique_ptr<MessagingLayer> make_ugni_layer(const ParamReader& r, Job& job) {
+  return std::make_unique<UgniLayer>(job, nic::gemini_of(job.machine, r.where()), parse_ugni(r));
+}
+
+std::unique_ptr<MessagingLayer> make_mpi_layer(const ParamReader& r, Job& job) {
+  return std::make_unique<MpiLayer>(job, nic::gemini_of(job.machine, r.where()), parse_mpi(r));
+}
+
+}  // namespace torsim::rt

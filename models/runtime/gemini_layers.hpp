@@ -1,0 +1,108 @@
+// Messaging layers on the Cray Gemini NIC (models/nic/gemini.hpp):
+//  - "ugni": the uGNI level itself: small sends through SMSG, larger ones as a control
+//    message and a GET by the receiver, one-sided put/get straight on FMA or BTE;
+//  - "mpi": Cray MPICH's protocols over uGNI: eager through SMSG (E0), eager through
+//    pre-registered buffers with a copy on each side (E1), rendezvous with a GET by the
+//    receiver and a completion message (R0); tag matching and copies at memory bandwidth.
+#pragma once
+
+#include <memory>
+
+#include "models/nic/gemini.hpp"
+
+namespace torsim::rt {
+
+extern const ParamTable kUgniLayerParams;
+extern const ParamTable kMpiLayerParams;
+
+struct UgniParams {
+  Bytes fma_bte_threshold = 2048;  // RDMA of this size or more uses BTE
+  Bytes control_bytes = 32;        // a rendezvous control message (memory handle)
+};
+
+struct MpiParams {
+  Bytes header = 16;
+  Time send_cpu = 0, recv_cpu = 0, match_cpu = 0;
+  Bytes eager_limit = 8192;
+  Bytes rdma_threshold = 2048;
+  Bytes control_bytes = 32;
+  Time rma_sync_cpu = 0;
+};
+
+/// Shared by the Gemini layers: the NIC, and sends whose protocol runs as its own process.
+class GeminiLayer : public MessagingLayer {
+ public:
+  GeminiLayer(Job& job, const nic::GeminiParams& nic);
+  Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;
+  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) override;
+  nic::GeminiNic& nic() { return nic_; }
+
+ protected:
+  struct Message {
+    Envelope envelope;
+    bool active_message = false;
+    HandlerId handler = 0;
+    std::uint32_t send_request = 0;
+  };
+  /// Software cost on the sender's core before the protocol starts.
+  virtual Time send_overhead(const Message& m) = 0;
+  /// The protocol moving one message; completes `m.send_request` and delivers the message.
+  virtual Task<> protocol(Message m) = 0;
+  /// Hands an arrived message to the matching engine or the active-message queue.
+  void arrive(const Message& m);
+  /// Completes the receive of a rendezvous message once its data is in.
+  void complete_receive(const Message& m, std::uint32_t receive_request);
+  Time copy_time(Bytes bytes) const { return transfer_time(bytes, job_.machine.node.memcpy_bandwidth); }
+  nic::Engine engine_for(Bytes bytes, Bytes threshold) const {
+    return bytes < threshold ? nic::Engine::fma : nic::Engine::bte;
+  }
+  /// Buffer identity for the registration cache: a benchmark reuses one buffer per size.
+  static std::uint64_t user_buffer(Bytes size) { return static_cast<std::uint64_t>(size); }
+
+  nic::GeminiNic nic_;
+
+ private:
+  Task<Request> start(Message m);
+};
+
+class UgniLayer final : public GeminiLayer {
+ public:
+  UgniLayer(Job& job, const nic::GeminiParams& nic, const UgniParams& params) : GeminiLayer(job, nic), p_(params) {}
+  std::string_view name() const override { return "ugni"; }
+  Task<> put(Rank self, Rank target, Bytes size) override;
+  Task<> get(Rank self, Rank target, Bytes size) override;
+  Task<> put_notify(Rank self, Rank target, Bytes size) override;
+
+ private:
+  bool put_notify_uses_messages() const override { return false; }
+  Task<> remote_event(Rank from, Rank target, std::shared_ptr<Trigger> arrived);
+  Time send_overhead(const Message&) override { return 0; }
+  Task<> protocol(Message m) override;
+  UgniParams p_;
+};
+
+class MpiLayer final : public GeminiLayer {
+ public:
+  MpiLayer(Job& job, const nic::GeminiParams& nic, const MpiParams& params) : GeminiLayer(job, nic), p_(params) {}
+  std::string_view name() const override { return "mpi"; }
+  Task<> put(Rank self, Rank target, Bytes size) override;
+  Task<> get(Rank self, Rank target, Bytes size) override;
+  const MpiParams& params() const { return p_; }
+
+ private:
+  Time send_overhead(const Message& m) override;
+  Task<> protocol(Message m) override;
+  Task<> eager_smsg(Message m);
+  Task<> eager_buffered(Message m);
+  Task<> rendezvous(Message m);
+  /// Receiver's cost to take a message's header out of SMSG and match it.
+  Time receive_cost() const { return nic_.smsg_receive_cost() + p_.recv_cpu + p_.match_cpu; }
+  MpiParams p_;
+};
+
+std::unique_ptr<MessagingLayer> make_ugni_layer(const ParamReader& r, Job& job);
+std::unique_ptr<MessagingLayer> make_mpi_layer(const ParamReader& r, Job& job);
+UgniParams parse_ugni(const ParamReader& r);
+MpiParams parse_mpi(const ParamReader& r);
+
+}  // namespace torsim::rt
