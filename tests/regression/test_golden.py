@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
-"""Tests of the golden regression harness itself (tests/regression/golden.py)."""
+"""Tests of the golden regression harness itself (tests/regression/golden.py).
+
+Pure functions are tested directly; check and update run against a fake torsim in a temporary
+repository, so nothing in the real tree is written."""
+import contextlib
 import copy
+import io
+import json
 import os
 import sys
+import tempfile
+import textwrap
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -12,81 +20,223 @@ RESULTS = {
     "torsim_version": "0.1.0",
     "scenario": {"name": "s", "spec": {"description": "text"}},
     "wall": {"wall_time_s": 1.5},
-    "machine": {"name": "m", "nodes": 4},
+    "machine": {"name": "m", "nodes": 4, "description": "four nodes"},
     "points": [{
         "sweep": {}, "job": {"ranks": 2}, "blocked_processes": 0, "simulated_time_us": 12.5,
         "metrics": {"latency_us": 1.25, "zero_metric": 0},
-        "series": {"latency": {"columns": ["size_bytes", "latency_us"], "rows": [[8, 1.0], [4096, 2.0]]}},
+        "series": {"latency": {"columns": ["size_bytes", "latency_us"],
+                               "rows": [[8.0, 1.0], [4096.0, 2.0], [1048576.0, 3.0]]}},
         "counters": {"events": 100},
     }],
 }
+
+
+def quietly(function, *args):
+    """function(*args) with its stdout and stderr captured: (result, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        result = function(*args)
+    return result, out.getvalue(), err.getvalue()
 
 
 class Extract(unittest.TestCase):
     def test_drops_wall_version_and_scenario(self):
         doc = golden.extract(RESULTS)
         self.assertEqual(set(doc), {"machine", "points"})
-        self.assertNotIn("wall", doc)
+        self.assertEqual(set(doc["points"][0]), set(golden.POINT_KEYS))
+        self.assertNotIn("wall", json.dumps(doc))
         self.assertEqual(doc["points"][0]["metrics"]["latency_us"], 1.25)
+
+    def test_drops_the_machine_description_but_keeps_the_machine(self):
+        doc = golden.extract(RESULTS)
+        self.assertEqual(doc["machine"], {"name": "m", "nodes": 4})
 
 
 class Diff(unittest.TestCase):
     def setUp(self):
         self.old = golden.extract(RESULTS)
         self.new = copy.deepcopy(self.old)
+        self.point = self.new["points"][0]
 
     def test_identical_documents_have_no_diff(self):
         self.assertEqual(golden.diff(self.old, self.new), [])
 
     def test_a_wrong_metric_is_found_with_its_change(self):
-        self.new["points"][0]["metrics"]["latency_us"] = 1.5
-        lines = golden.diff(self.old, self.new)
-        self.assertEqual(len(lines), 1)
-        self.assertIn("points[0].metrics.latency_us", lines[0])
-        self.assertIn("1.25 -> 1.5", lines[0])
-        self.assertIn("+20 %", lines[0])
+        self.point["metrics"]["latency_us"] = 1.5
+        self.assertEqual(golden.diff(self.old, self.new),
+                         ["points[0].metrics.latency_us: 1.25 -> 1.5 (+20 %)"])
 
     def test_a_series_cell_names_its_row_and_column(self):
-        self.new["points"][0]["series"]["latency"]["rows"][1][1] = 2.5
-        lines = golden.diff(self.old, self.new)
-        self.assertEqual(lines, ["points[0].series.latency[size_bytes=4096].latency_us: 2.0 -> 2.5 (+25 %)"])
+        self.point["series"]["latency"]["rows"][1][1] = 2.5
+        self.assertEqual(golden.diff(self.old, self.new),
+                         ["points[0].series.latency[size_bytes=4096].latency_us: 2.0 -> 2.5 (+25 %)"])
+
+    def test_a_large_row_key_is_printed_in_full(self):
+        self.point["series"]["latency"]["rows"][2][1] = 6.0
+        self.assertIn("[size_bytes=1048576].latency_us", golden.diff(self.old, self.new)[0])
+
+    def test_rows_with_a_repeated_first_column_are_named_by_more_columns(self):
+        flood = {"columns": ["links", "size_bytes", "MBps"], "rows": [[1.0, 8.0, 5.0], [1.0, 64.0, 9.0]]}
+        changed = copy.deepcopy(flood)
+        changed["rows"][1][2] = 10.0
+        self.assertEqual(golden.diff({"s": flood}, {"s": changed}),
+                         ["s[links=1,size_bytes=64].MBps: 9.0 -> 10.0 (+11.11 %)"])
 
     def test_added_and_removed_keys(self):
-        self.new["points"][0]["metrics"]["bandwidth"] = 3
-        del self.new["points"][0]["metrics"]["zero_metric"]
-        lines = golden.diff(self.old, self.new)
-        self.assertTrue(any("metrics.bandwidth: added" in l for l in lines))
-        self.assertTrue(any("metrics.zero_metric: removed" in l for l in lines))
+        self.point["metrics"]["bandwidth"] = 3
+        del self.point["metrics"]["zero_metric"]
+        self.assertEqual(golden.diff(self.old, self.new),
+                         ["points[0].metrics.bandwidth: added (3)",
+                          "points[0].metrics.zero_metric: removed (was 0)"])
 
     def test_list_length_changes(self):
-        self.new["points"][0]["series"]["latency"]["rows"].append([65536, 9.0])
-        self.new["points"].append(copy.deepcopy(self.new["points"][0]))
+        self.point["series"]["latency"]["rows"].append([65536.0, 9.0])
+        self.new["points"].append(copy.deepcopy(self.point))
         lines = golden.diff(self.old, self.new)
         self.assertIn("points: 1 elements -> 2 elements", lines)
-        self.assertTrue(any("2 rows -> 3 rows" in l for l in lines))
+        self.assertIn("points[0].series.latency.rows: 3 rows -> 4 rows", lines)
 
     def test_a_zero_old_value_does_not_divide_by_zero(self):
-        self.new["points"][0]["metrics"]["zero_metric"] = 1
-        lines = golden.diff(self.old, self.new)
-        self.assertIn("was 0", lines[0])
+        self.point["metrics"]["zero_metric"] = 1
+        self.assertEqual(golden.diff(self.old, self.new),
+                         ["points[0].metrics.zero_metric: 0 -> 1 (was 0)"])
+
+    def test_a_changed_number_type_is_a_change(self):
+        self.point["counters"]["events"] = 100.0
+        self.assertEqual(len(golden.diff(self.old, self.new)), 1)
+
+    def test_the_printout_is_capped_with_a_count_of_the_rest(self):
+        lines = [f"line {i}" for i in range(100)]
+        shown = golden.capped(lines, 40)
+        self.assertEqual(len(shown), 41)
+        self.assertEqual(shown[-1], "... and 60 more")
+        self.assertEqual(golden.capped(lines[:3], 40), lines[:3])
 
 
-class Update(unittest.TestCase):
-    def test_a_reason_is_required_and_one_line(self):
-        self.assertEqual(golden.update("torsim", None, []), 2)
-        self.assertEqual(golden.update("torsim", "   ", []), 2)
-        self.assertEqual(golden.update("torsim", "two\nlines", []), 2)
+class Reason(unittest.TestCase):
+    def test_update_refuses_a_missing_empty_or_multi_line_reason(self):
+        for reason in (None, "", "   ", "two\nlines", "trailing newline\n", "carriage\rreturn"):
+            with self.subTest(reason=reason):
+                status, out, err = quietly(golden.update, "no-such-torsim", reason, [])
+                self.assertEqual(status, 2)
+                self.assertIn("--reason", err)
+
+    def test_the_command_line_refuses_update_without_reason(self):
+        status, _, err = quietly(golden.main, ["golden.py", "update", "no-such-torsim"])
+        self.assertEqual(status, 2)
+        self.assertIn("refused", err)
 
     def test_changelog_line(self):
         line = golden.changelog_line("faster links", ["scenarios/a.json"], False, today="2026-01-02")
         self.assertEqual(line, "- 2026-01-02: faster links (1 goldens: scenarios/a.json)\n")
-        self.assertIn("all)", golden.changelog_line("x", ["a", "b"], True))
+        self.assertEqual(golden.changelog_line("x", ["a", "b"], True, today="2026-01-02"),
+                         "- 2026-01-02: x (2 goldens: all)\n")
 
-    def test_scenarios_exclude_machine_presets(self):
-        files = golden.scenario_files()
-        self.assertTrue(files)
-        self.assertFalse(any("/machines/" in f for f in files))
-        self.assertTrue(golden.golden_path("scenarios/raw/x.json").endswith("validation/golden/raw/x.json"))
+
+FAKE_TORSIM = textwrap.dedent("""\
+    #!{python}
+    # Writes results.json from the scenario's "results" field; a scenario with "fail" fails.
+    import json, os, sys
+    scenario, out = sys.argv[2], sys.argv[4]
+    spec = json.load(open(scenario))
+    if spec.get("fail"):
+        sys.stderr.write("error: simulated failure\\n")
+        sys.exit(3)
+    os.makedirs(out, exist_ok=True)
+    json.dump(spec["results"], open(os.path.join(out, "results.json"), "w"))
+    """)
+
+
+class CheckAndUpdate(unittest.TestCase):
+    """check and update against a fake torsim in a temporary repository."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="golden-test-")
+        self.root = self.tmp.name
+        self.torsim = os.path.join(self.root, "fake-torsim")
+        self.write("fake-torsim", FAKE_TORSIM.format(python=sys.executable))
+        os.chmod(self.torsim, 0o755)
+        self.scenario("raw/a.json", RESULTS)
+        self.scenario("raw/b.json", RESULTS)
+        self.write("scenarios/machines/m.json", "{}")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, relative, text):
+        path = os.path.join(self.root, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+    def read(self, relative):
+        with open(os.path.join(self.root, relative)) as f:
+            return f.read()
+
+    def scenario(self, relative, results, **extra):
+        self.write(f"scenarios/{relative}", json.dumps({"results": results, **extra}))
+
+    def update(self, reason="because", scenarios=()):
+        return quietly(golden.update, self.torsim, reason, list(scenarios), self.root)
+
+    def check(self, scenario):
+        return quietly(golden.check, self.torsim, scenario, self.root)
+
+    def test_list_leaves_out_machine_presets(self):
+        self.assertEqual(golden.scenario_files(self.root), ["scenarios/raw/a.json", "scenarios/raw/b.json"])
+
+    def test_golden_path_mirrors_the_scenario_path(self):
+        self.assertEqual(golden.golden_path("scenarios/raw/a.json", self.root),
+                         os.path.join(self.root, "validation", "golden", "raw", "a.json"))
+
+    def test_a_missing_golden_fails_and_says_how_to_create_it(self):
+        status, out, _ = self.check("scenarios/raw/a.json")
+        self.assertEqual(status, 1)
+        self.assertIn("golden.py update", out)
+
+    def test_update_writes_sorted_goldens_and_one_changelog_line(self):
+        status, out, _ = self.update("initial goldens")
+        self.assertEqual(status, 0)
+        text = self.read("validation/golden/raw/a.json")
+        self.assertEqual(text, json.dumps(golden.extract(RESULTS), indent=2, sort_keys=True) + "\n")
+        changelog = self.read("validation/CHANGELOG.md")
+        self.assertTrue(changelog.startswith(golden.CHANGELOG_HEADER))
+        self.assertEqual(changelog[len(golden.CHANGELOG_HEADER):].count("\n"), 1)
+        self.assertRegex(changelog, r"- \d{4}-\d\d-\d\d: initial goldens \(2 goldens: all\)\n$")
+        self.assertEqual(self.check("scenarios/raw/a.json")[0], 0)
+
+    def test_an_unchanged_update_adds_no_changelog_line(self):
+        self.update()
+        before = self.read("validation/CHANGELOG.md")
+        status, out, _ = self.update("again")
+        self.assertEqual(status, 0)
+        self.assertIn("unchanged  scenarios/raw/a.json", out)
+        self.assertEqual(self.read("validation/CHANGELOG.md"), before)
+
+    def test_a_moved_output_fails_check_and_an_update_names_only_what_changed(self):
+        self.update()
+        moved = copy.deepcopy(RESULTS)
+        moved["points"][0]["metrics"]["latency_us"] = 2.5
+        moved["wall"] = {"wall_time_s": 99}  # wall clock never matters
+        self.scenario("raw/b.json", moved)
+        self.assertEqual(self.check("scenarios/raw/a.json")[0], 0)
+        status, out, _ = self.check("scenarios/raw/b.json")
+        self.assertEqual(status, 1)
+        self.assertIn("points[0].metrics.latency_us: 1.25 -> 2.5 (+100 %)", out)
+        status, out, _ = self.update("slower links")
+        self.assertIn("updated    scenarios/raw/b.json", out)
+        self.assertTrue(self.read("validation/CHANGELOG.md").endswith(
+            ": slower links (1 goldens: scenarios/raw/b.json)\n"))
+
+    def test_a_torsim_failure_is_reported_with_its_stderr_and_writes_nothing(self):
+        self.scenario("raw/b.json", RESULTS, fail=True)
+        with self.assertRaisesRegex(golden.GoldenError, "simulated failure"):
+            self.update()
+        self.assertFalse(os.path.exists(os.path.join(self.root, "validation")))
+
+    def test_a_machine_preset_is_not_a_scenario(self):
+        with self.assertRaises(golden.GoldenError):
+            golden.relative_scenario("scenarios/machines/m.json", self.root)
 
 
 if __name__ == "__main__":
