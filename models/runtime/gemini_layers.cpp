@@ -59,8 +59,9 @@ Task<Request> GeminiLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::
   return start({{self, dst, tag, size, word}, false, 0, 0});
 }
 
-Task<Request> GeminiLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) {
-  return start({{self, dst, 0, size, word}, true, handler, 0});
+Task<Request> GeminiLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
+                                    Tag tag) {
+  return start({{self, dst, tag, size, word}, true, handler, 0});
 }
 
 void GeminiLayer::arrive(const Message& m) {
@@ -131,41 +132,64 @@ Task<> UgniLayer::get(Rank self, Rank target, Bytes size) {
 // ---- MPI
 
 Time MpiLayer::send_overhead(const Message& m) {
-  const Bytes size = m.envelope.size;
+  const Bytes size = wire_size(m);
   Time cost = p_.send_cpu;
+  if (job_.node_of(m.envelope.src) == job_.node_of(m.envelope.dst)) return cost;  // shared memory
   if (size + p_.header > nic_.smsg_max() && size <= p_.eager_limit) cost += copy_time(size);  // into a DMA buffer
   if (size > p_.eager_limit) cost += nic_.register_memory(m.envelope.src, user_buffer(size), size);
   return cost;
 }
 
 Task<> MpiLayer::protocol(Message m) {
-  const Bytes size = m.envelope.size;
+  const Bytes size = wire_size(m);
+  if (job_.node_of(m.envelope.src) == job_.node_of(m.envelope.dst)) return shared_memory(m);
   if (size + p_.header <= nic_.smsg_max()) return eager_smsg(m);
   if (size <= p_.eager_limit) return eager_buffered(m);
   return rendezvous(m);
 }
 
+Task<> MpiLayer::received(Message m) {
+  arrive(m);
+  co_return;
+}
+
+// On one node, MPI's shared-memory device: the sender copies into a shared buffer, the
+// receiver copies out; no NIC involved.
+Task<> MpiLayer::shared_memory(Message m) {
+  const Envelope& e = m.envelope;
+  const Bytes size = wire_size(m);
+  co_await on_cpu(e.src, copy_time(size));
+  requests_.complete(m.send_request);
+  co_await kernel().sleep(job_.machine.node.memcpy_latency);
+  const std::uint32_t receive = receives_immediately(m) || size <= p_.eager_limit ? 0 : co_await match_receive(e);
+  co_await on_cpu(e.dst, p_.recv_cpu + p_.match_cpu + copy_time(size));
+  if (receives_immediately(m) || size <= p_.eager_limit) co_await received(m);
+  else complete_receive(m, receive);
+}
+
 // E0: the data rides in the SMSG; the receiver copies it out of its mailbox.
 Task<> MpiLayer::eager_smsg(Message m) {
   const Envelope& e = m.envelope;
+  const Bytes size = wire_size(m);
   requests_.complete(m.send_request);  // the data went into the mailbox write
-  co_await nic_.smsg(e.src, e.dst, e.size + p_.header);
-  co_await on_cpu(e.dst, receive_cost() + copy_time(e.size));
+  co_await nic_.smsg(e.src, e.dst, size + p_.header);
+  co_await on_cpu(e.dst, receive_cost() + copy_time(size));
   nic_.release(e.src, e.dst);
-  arrive(m);
+  co_await received(m);
 }
 
 // E1: the sender copied the data into a pre-registered buffer; the receiver GETs it into its
 // own and copies it out, then frees the sender's buffer with a FIN.
 Task<> MpiLayer::eager_buffered(Message m) {
   const Envelope& e = m.envelope;
+  const Bytes size = wire_size(m);
   requests_.complete(m.send_request);
   co_await nic_.smsg(e.src, e.dst, p_.header + p_.control_bytes);
   co_await on_cpu(e.dst, receive_cost());
   nic_.release(e.src, e.dst);
-  co_await nic_.get(e.dst, e.src, e.size, engine_for(e.size, p_.rdma_threshold));
-  co_await on_cpu(e.dst, copy_time(e.size));
-  arrive(m);
+  co_await nic_.get(e.dst, e.src, size, engine_for(size, p_.rdma_threshold));
+  co_await on_cpu(e.dst, copy_time(size));
+  kernel().spawn(received(m));
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await on_cpu(e.src, nic_.smsg_receive_cost());
   nic_.release(e.dst, e.src);
@@ -175,13 +199,15 @@ Task<> MpiLayer::eager_buffered(Message m) {
 // (BTE), then a FIN completes the send.
 Task<> MpiLayer::rendezvous(Message m) {
   const Envelope& e = m.envelope;
+  const Bytes size = wire_size(m);
   co_await nic_.smsg(e.src, e.dst, p_.header + p_.control_bytes);
   co_await on_cpu(e.dst, receive_cost());
   nic_.release(e.src, e.dst);
-  const std::uint32_t receive = m.active_message ? co_await no_match() : co_await match_receive(e);
-  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(e.size), e.size));
-  co_await nic_.get(e.dst, e.src, e.size, engine_for(e.size, p_.rdma_threshold));
-  complete_receive(m, receive);
+  const std::uint32_t receive = receives_immediately(m) ? co_await no_match() : co_await match_receive(e);
+  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(size), size));
+  co_await nic_.get(e.dst, e.src, size, engine_for(size, p_.rdma_threshold));
+  if (receives_immediately(m)) kernel().spawn(received(m));
+  else complete_receive(m, receive);
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await on_cpu(e.src, nic_.smsg_receive_cost() + p_.recv_cpu);
   nic_.release(e.dst, e.src);

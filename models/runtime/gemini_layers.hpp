@@ -4,6 +4,7 @@
 //  - "mpi": Cray MPICH's protocols over uGNI: eager through SMSG (E0), eager through
 //    pre-registered buffers with a copy on each side (E1), rendezvous with a GET by the
 //    receiver and a completion message (R0); tag matching and copies at memory bandwidth.
+//    Ranks on one node use shared memory: a copy in, a copy out.
 #pragma once
 
 #include <memory>
@@ -34,7 +35,8 @@ class GeminiLayer : public MessagingLayer {
  public:
   GeminiLayer(Job& job, const nic::GeminiParams& nic);
   Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;
-  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) override;
+  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
+                         Tag tag) override;
   nic::GeminiNic& nic() { return nic_; }
 
  protected:
@@ -81,7 +83,7 @@ class UgniLayer final : public GeminiLayer {
   UgniParams p_;
 };
 
-class MpiLayer final : public GeminiLayer {
+class MpiLayer : public GeminiLayer {
  public:
   MpiLayer(Job& job, const nic::GeminiParams& nic, const MpiParams& params) : GeminiLayer(job, nic), p_(params) {}
   std::string_view name() const override { return "mpi"; }
@@ -89,9 +91,19 @@ class MpiLayer final : public GeminiLayer {
   Task<> get(Rank self, Rank target, Bytes size) override;
   const MpiParams& params() const { return p_; }
 
- private:
+ protected:
   Time send_overhead(const Message& m) override;
   Task<> protocol(Message m) override;
+  /// Bytes MPI moves for a message (a layer above MPI adds its own header).
+  virtual Bytes wire_size(const Message& m) const { return m.envelope.size; }
+  /// The message is in the receiver's buffer: hand it over (a layer above MPI adds its costs).
+  virtual Task<> received(Message m);
+  /// Whether a receive is matched at once on arrival (a layer that probes and receives
+  /// everything) instead of waiting for the application to post one.
+  virtual bool receives_immediately(const Message& m) const { return m.active_message; }
+
+ private:
+  Task<> shared_memory(Message m);
   Task<> eager_smsg(Message m);
   Task<> eager_buffered(Message m);
   Task<> rendezvous(Message m);

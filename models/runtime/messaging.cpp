@@ -235,8 +235,8 @@ Task<> Comm::send_and_wait(Comm c, Rank dst, Bytes size, Tag tag, std::uint64_t 
   co_await co_await c.isend(dst, size, tag, word);
 }
 
-Task<> Comm::am_send_and_wait(Comm c, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) {
-  co_await co_await c.am_isend(dst, handler, size, word);
+Task<> Comm::am_send_and_wait(Comm c, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) {
+  co_await co_await c.am_isend(dst, handler, size, word, tag);
 }
 
 Task<Envelope> Comm::receive_and_wait(Comm c, Rank src, Tag tag) { co_return co_await c.irecv(src, tag); }

@@ -29,6 +29,8 @@ using InstantHandler = std::function<void(Comm, const Envelope&)>;
 
 /// Collective tags live above every user tag.
 inline constexpr Tag kFirstCollectiveTag = 1 << 30;
+/// A tag bit asking for a persistent channel (pre-registered receive buffer, direct PUT).
+inline constexpr Tag kPersistent = 1 << 28;
 
 class MessagingLayer {
  public:
@@ -62,7 +64,10 @@ class MessagingLayer {
   // local completion (the message has left).
   HandlerId register_handler(AmHandler handler);
   HandlerId register_handler(InstantHandler handler);
-  virtual Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) = 0;
+  /// `tag` is carried to the handler; kPersistent in it asks for a persistent channel where a
+  /// layer has them (Charm++ over uGNI), and is ignored elsewhere.
+  virtual Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
+                                 Tag tag) = 0;
 
   // --- Collectives over all ranks of the job. Defaults are built on isend/irecv (MPICH's
   // classic algorithms); layers with native collectives override them.
@@ -183,11 +188,11 @@ class Comm {
   Task<> get(Rank target, Bytes size) const { return layer_->get(rank_, target, size); }
   Task<> put_notify(Rank target, Bytes size) const { return layer_->put_notify(rank_, target, size); }
   Task<> wait_notify(Rank from) const { return layer_->wait_notify(rank_, from); }
-  Task<Request> am_isend(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0) const {
-    return layer_->am_isend(rank_, dst, handler, size, word);
+  Task<Request> am_isend(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0, Tag tag = 0) const {
+    return layer_->am_isend(rank_, dst, handler, size, word, tag);
   }
-  Task<> am_send(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0) const {
-    return am_send_and_wait(*this, dst, handler, size, word);
+  Task<> am_send(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0, Tag tag = 0) const {
+    return am_send_and_wait(*this, dst, handler, size, word, tag);
   }
   Task<> barrier() const { return layer_->barrier(rank_); }
   Task<> bcast(Rank root, Bytes size) const { return layer_->bcast(rank_, root, size); }
@@ -201,7 +206,7 @@ class Comm {
   // Coroutines take the Comm by value: a temporary Comm may die before they finish.
   static Task<> send_and_wait(Comm c, Rank dst, Bytes size, Tag tag, std::uint64_t word);
   static Task<Envelope> receive_and_wait(Comm c, Rank src, Tag tag);
-  static Task<> am_send_and_wait(Comm c, Rank dst, HandlerId handler, Bytes size, std::uint64_t word);
+  static Task<> am_send_and_wait(Comm c, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag);
 
   MessagingLayer* layer_;
   Rank rank_;

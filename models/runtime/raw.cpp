@@ -61,8 +61,8 @@ Task<Request> RawLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uin
   co_return start_send({{self, dst, tag, size, word}, 0, false});
 }
 
-Task<Request> RawLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) {
-  co_return start_send({{self, dst, 0, size, word}, handler, true});
+Task<Request> RawLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) {
+  co_return start_send({{self, dst, tag, size, word}, handler, true});
 }
 
 // Put: the data goes to the target, a zero-byte ack comes back.

@@ -17,7 +17,8 @@ class RawLayer final : public MessagingLayer {
   Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
-  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word) override;
+  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
+                         Tag tag) override;
 
  private:
   struct InFlight {

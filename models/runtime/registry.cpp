@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "models/runtime/gemini_layers.hpp"
+#include "models/runtime/charm.hpp"
 #include "models/runtime/raw.hpp"
 #include "sim/json_merge.hpp"
 
@@ -23,6 +23,8 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
       {"raw", "NIC-level put/send with no software overhead", &kRawLayerParams, make_raw},
       {"ugni", "Cray Gemini uGNI level: SMSG, FMA and BTE", &kUgniLayerParams, make_ugni_layer},
       {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kMpiLayerParams, make_mpi_layer},
+      {"charm_mpi", "Charm++ over its MPI machine layer on Gemini", &kCharmMpiParams, make_charm_mpi_layer},
+      {"charm_ugni", "Charm++ over its uGNI machine layer on Gemini", &kCharmUgniParams, make_charm_ugni_layer},
   };
   return entries;
 }
