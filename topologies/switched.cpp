@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 
 namespace torsim::topo {
 
@@ -38,8 +40,7 @@ const ParamTable kCrossbarParams{"machine.topology (type: crossbar)",
 
 Crossbar::Crossbar(int nodes, Time switch_latency, const NodeLinks& node_links) : switch_latency_(switch_latency) {
   init_graph(1, nodes);
-  add_node_links(node_links);
-  for (NodeId n = 0; n < nodes; ++n) links_[static_cast<std::size_t>(injection_link(n))].latency = switch_latency;
+  add_node_links(node_links, switch_latency);  // no network links: the injection link enters the switch
 }
 
 void Crossbar::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
@@ -64,12 +65,29 @@ nlohmann::json Crossbar::describe() const {
 
 // ---- Fat tree
 
-FatTree::FatTree(const FatTreeShape& shape, const NodeLinks& node_links) : shape_(shape) {
-  init_graph(shape.rails * (shape.leaves + shape.spines), shape.leaves * shape.nodes_per_leaf);
-  for (int rail = 0; rail < shape.rails; ++rail) add_rail_links(rail);
-  add_rail_node_links(node_links);
+namespace {
+
+// One direction across the cut that puts the first leaves / 2 leaves on one side: that side's
+// nodes send through their own links, their leaves' uplinks and the far leaves' downlinks, the
+// narrowest of which (per leaf of the smaller side) limits the flow. Every rail adds a copy.
+// 128 bits so that parsing can reject shapes whose figure does not fit a Rate.
+Int128 fat_tree_bisection(const FatTreeShape& f, const NodeLinks& node_links) {
+  const Int128 port = std::min(node_links.injection_bandwidth, node_links.ejection_bandwidth);
+  if (f.leaves == 1) return Int128{f.rails} * (f.nodes_per_leaf / 2) * port;  // split the one leaf's nodes
+  const Int128 per_leaf = std::min(Int128{f.nodes_per_leaf} * port, Int128{f.spines} * f.bandwidth);
+  return Int128{f.rails} * (f.leaves / 2) * per_leaf;
 }
 
+}  // namespace
+
+FatTree::FatTree(const FatTreeShape& shape, const NodeLinks& node_links) : shape_(shape) {
+  rails_ = shape.rails;
+  init_graph(shape.rails * (shape.leaves + shape.spines), shape.leaves * shape.nodes_per_leaf);
+  for (int rail = 0; rail < shape.rails; ++rail) add_rail_links(rail);
+  add_node_links(node_links, shape.latency);  // the node->leaf link enters the leaf switch
+}
+
+// Uplinks leaf-major then downlinks spine-major, so up_link() and down_link() are arithmetic.
 void FatTree::add_rail_links(int rail) {
   const auto& s = shape_;
   up_base_.push_back(link_count());
@@ -82,21 +100,6 @@ void FatTree::add_rail_links(int rail) {
     for (int leaf = 0; leaf < s.leaves; ++leaf)
       add_link({spine_router(rail, spine), leaf_router(rail, leaf), s.bandwidth, s.latency, LinkKind::network, 1, -1,
                 static_cast<std::uint8_t>(rail)});
-}
-
-// One injection and one ejection link per node and rail: injection links first (rail-major),
-// then ejection links, so rail 0's are where the base class expects them.
-void FatTree::add_rail_node_links(const NodeLinks& node_links) {
-  injection_base_ = link_count();
-  for (int rail = 0; rail < shape_.rails; ++rail)
-    for (NodeId n = 0; n < node_count_; ++n)
-      add_link({router_count_ + n, leaf_router(rail, leaf_of(n)), node_links.injection_bandwidth, shape_.latency,
-                LinkKind::injection, -1, 0, static_cast<std::uint8_t>(rail)});
-  ejection_base_ = link_count();
-  for (int rail = 0; rail < shape_.rails; ++rail)
-    for (NodeId n = 0; n < node_count_; ++n)
-      add_link({leaf_router(rail, leaf_of(n)), router_count_ + n, node_links.ejection_bandwidth, 0, LinkKind::ejection,
-                -1, 0, static_cast<std::uint8_t>(rail)});
 }
 
 void FatTree::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
@@ -112,16 +115,21 @@ void FatTree::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
   out.push_back(ejection_link(dst, rail));
 }
 
-// Deterministic: up to the spine the destination leaf's index selects, then down.
+// Hop by hop between routers of one rail (rails share no switch, so there is no path between
+// them). A router-level query does not know the destination node, so from a leaf it climbs to
+// spine (destination leaf % spines); route() uses the node (D-mod-k) instead. Spine to spine
+// goes down through leaf 0.
 void FatTree::next_hops(RouterId at, RouterId dst, std::vector<LinkId>& out) const {
   out.clear();
   if (at == dst) return;
   const int per_rail = shape_.leaves + shape_.spines;
   const int rail = at / per_rail;
-  const int position = at % per_rail;
-  const int dst_leaf = dst % per_rail;
-  if (position < shape_.leaves) out.push_back(up_link(rail, position, dst_leaf % shape_.spines));
-  else out.push_back(down_link(rail, position - shape_.leaves, dst_leaf));
+  if (dst / per_rail != rail) throw std::logic_error("fat tree: no path between routers on different rails");
+  const int from = at % per_rail;
+  const int to = dst % per_rail;
+  const bool to_leaf = to < shape_.leaves;
+  if (from < shape_.leaves) out.push_back(up_link(rail, from, to_leaf ? to % shape_.spines : to - shape_.leaves));
+  else out.push_back(down_link(rail, from - shape_.leaves, to_leaf ? to : 0));
 }
 
 Summary FatTree::summary() const {
@@ -131,15 +139,12 @@ Summary FatTree::summary() const {
   s.routers = router_count_;
   s.network_links = std::int64_t{2} * f.rails * f.leaves * f.spines;
   s.diameter = f.leaves > 1 ? 2 : 0;
+  // Ordered pairs of distinct nodes; those on one leaf take 0 hops, all others 2.
   const double pairs = static_cast<double>(node_count_) * (node_count_ - 1);
   const double same_leaf = static_cast<double>(f.leaves) * f.nodes_per_leaf * (f.nodes_per_leaf - 1);
   s.average_hops = pairs > 0 ? 2.0 * (pairs - same_leaf) / pairs : 0.0;
-  // Half the leaves talk to the other half through their uplinks, unless the nodes' own
-  // links are narrower.
-  const Rate injection = std::min(link(injection_link(0, 0)).bandwidth, link(ejection_link(0, 0)).bandwidth);
-  const Rate uplinks = static_cast<Rate>(f.leaves / 2) * f.spines * f.bandwidth;
-  const Rate node_side = static_cast<Rate>(node_count_ / 2) * injection;
-  s.bisection_bandwidth = f.leaves > 1 ? f.rails * std::min(uplinks, node_side) : f.rails * node_side;
+  const NodeLinks ports{link(injection_link(0)).bandwidth, link(ejection_link(0)).bandwidth};
+  s.bisection_bandwidth = static_cast<Rate>(fat_tree_bisection(f, ports));
   return s;
 }
 
@@ -154,17 +159,30 @@ nlohmann::json FatTree::describe() const {
           {"link_latency_ps", f.latency}};
 }
 
+namespace {
+
+// ceil(nodes_per_leaf / oversubscription) without floating-point noise pushing an exact
+// quotient up: 21 / 1.4 is 15.000000000000002 in doubles, and 15 uplinks is what is meant.
+int uplinks_per_leaf(int nodes_per_leaf, double oversubscription) {
+  return static_cast<int>(std::ceil(nodes_per_leaf / oversubscription - 1e-9));
+}
+
+}  // namespace
+
 std::unique_ptr<Topology> make_fat_tree(const ParamReader& r, const NodeLinks& node_links) {
   FatTreeShape s;
   s.leaves = static_cast<int>(r.integer("leaves"));
   s.nodes_per_leaf = static_cast<int>(r.integer("nodes_per_leaf"));
   s.oversubscription = r.number("oversubscription");
-  s.spines = static_cast<int>(std::ceil(s.nodes_per_leaf / s.oversubscription));
+  s.spines = uplinks_per_leaf(s.nodes_per_leaf, s.oversubscription);
   s.rails = static_cast<int>(r.integer("rails"));
   s.bandwidth = r.rate("link_bandwidth");
   s.latency = r.time("link_latency");
   if (std::int64_t{s.leaves} * s.nodes_per_leaf > (1 << 22))
     r.where().fail("at most 4,194,304 nodes (2^22) are supported");
+  if (fat_tree_bisection(s, node_links) > INT64_MAX)
+    r.where().fail("the bisection bandwidth of this fat tree does not fit a 64-bit rate (9.2e18 B/s); use fewer "
+                   "leaves or a lower link_bandwidth");
   return std::make_unique<FatTree>(s, node_links);
 }
 

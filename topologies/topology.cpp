@@ -15,13 +15,17 @@ LinkId Topology::add_link(const LinkInfo& info) {
   return id;
 }
 
-void Topology::add_node_links(const NodeLinks& node_links) {
+void Topology::add_node_links(const NodeLinks& node_links, Time injection_latency) {
   injection_base_ = link_count();
-  for (NodeId n = 0; n < node_count_; ++n)
-    add_link({router_count_ + n, router_of(n), node_links.injection_bandwidth, 0, LinkKind::injection, -1, 0, 0});
+  for (int rail = 0; rail < rails_; ++rail)
+    for (NodeId n = 0; n < node_count_; ++n)
+      add_link({router_count_ + n, rail_router(n, rail), node_links.injection_bandwidth, injection_latency,
+                LinkKind::injection, -1, 0, static_cast<std::uint8_t>(rail)});
   ejection_base_ = link_count();
-  for (NodeId n = 0; n < node_count_; ++n)
-    add_link({router_of(n), router_count_ + n, node_links.ejection_bandwidth, 0, LinkKind::ejection, -1, 0, 0});
+  for (int rail = 0; rail < rails_; ++rail)
+    for (NodeId n = 0; n < node_count_; ++n)
+      add_link({rail_router(n, rail), router_count_ + n, node_links.ejection_bandwidth, 0, LinkKind::ejection, -1, 0,
+                static_cast<std::uint8_t>(rail)});
 }
 
 }  // namespace torsim::topo

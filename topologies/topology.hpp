@@ -72,8 +72,13 @@ class Topology {
   const Graph& graph() const { return graph_; }
 
   virtual RouterId router_of(NodeId n) const = 0;
-  LinkId injection_link(NodeId n) const { return injection_base_ + n; }
-  LinkId ejection_link(NodeId n) const { return ejection_base_ + n; }
+  /// Independent copies of the fabric (fat tree rails); a node has one injection and one
+  /// ejection link per rail. 1 for every other topology.
+  int rail_count() const { return rails_; }
+  /// The router node `n`'s link on `rail` attaches to; rail 0's is router_of(n).
+  virtual RouterId rail_router(NodeId n, int /*rail*/) const { return router_of(n); }
+  LinkId injection_link(NodeId n, int rail = 0) const { return injection_base_ + rail * node_count_ + n; }
+  LinkId ejection_link(NodeId n, int rail = 0) const { return ejection_base_ + rail * node_count_ + n; }
 
   /// The deterministic route: injection link, network links, ejection link. Empty when
   /// src == dst (the intra-node path is not in the graph). Appends to `out` after clearing it.
@@ -102,11 +107,15 @@ class Topology {
   LinkId add_link(const LinkInfo& info);
   /// Creates the graph's vertices; call once before add_link.
   void init_graph(std::int32_t routers, std::int32_t nodes);
-  /// Adds one injection and one ejection link per node, router_of(n) on the router side.
-  void add_node_links(const NodeLinks& node_links);
+  /// Adds one injection and one ejection link per node and rail (all injection links rail by
+  /// rail, then all ejection links), rail_router(n, rail) on the router side, lane = rail. The
+  /// injection link carries `injection_latency`: the traversal of the switch it enters, where
+  /// that switch has no network link of its own to carry it. Set rails_ first.
+  void add_node_links(const NodeLinks& node_links, Time injection_latency = 0);
 
   std::int32_t node_count_ = 0;
   std::int32_t router_count_ = 0;
+  int rails_ = 1;
   LinkId injection_base_ = 0;
   LinkId ejection_base_ = 0;
   std::vector<LinkInfo> links_;

@@ -1,6 +1,8 @@
 #include "topologies/torus.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <set>
 
 namespace torsim::topo {
@@ -148,6 +150,22 @@ std::pair<double, int> ring_distances(const TorusDim& d) {
   return {static_cast<double>(sum) / (static_cast<double>(d.size) * d.size), max};
 }
 
+// One direction across the weakest of the cuts that halve one dimension d (size >= 2): each of
+// the routers / size_d lines along d crosses the cut once, or twice when it wraps (a size-2
+// wrap ring too: its + and - links are distinct wires). 0 when no dimension has two routers.
+// 128 bits so that parsing can reject shapes whose figure does not fit a Rate.
+Int128 torus_bisection(const std::vector<TorusDim>& dims) {
+  Int128 routers = 1;
+  for (const auto& d : dims) routers *= d.size;
+  Int128 weakest = 0;
+  for (const auto& d : dims) {
+    if (d.size < 2) continue;
+    const Int128 cut = routers / d.size * (d.wrap ? 2 : 1) * d.links * d.bandwidth;
+    weakest = weakest == 0 ? cut : std::min(weakest, cut);
+  }
+  return weakest;
+}
+
 }  // namespace
 
 Summary Torus::summary() const {
@@ -165,12 +183,7 @@ Summary Torus::summary() const {
   // zero-hop pairs of a node with itself left out.
   const double n = static_cast<double>(node_count_);
   s.average_hops = n > 1 ? mean_router_distance * n * n / (n * (n - 1)) : 0.0;
-  s.bisection_bandwidth = 0;
-  for (const auto& d : dims_) {
-    if (d.size < 2) continue;
-    const Rate cut = static_cast<Rate>(router_count_ / d.size) * (d.wrap ? 2 : 1) * d.links * d.bandwidth;
-    s.bisection_bandwidth = s.bisection_bandwidth == 0 ? cut : std::min(s.bisection_bandwidth, cut);
-  }
+  s.bisection_bandwidth = static_cast<Rate>(torus_bisection(dims_));
   return s;
 }
 
@@ -193,7 +206,8 @@ namespace {
 
 TorusDim parse_dim(const ParamReader& r, std::size_t index, bool wrap_default) {
   TorusDim d;
-  d.name = r.text("name").empty() ? "d" + std::to_string(index) : r.text("name");
+  d.name = r.has("name") ? r.text("name") : "d" + std::to_string(index);
+  if (d.name.empty()) r.where("name").fail("expected a non-empty dimension name such as \"X\"");
   d.size = static_cast<int>(r.integer("size"));
   d.wrap = r.has("wrap") ? r.boolean("wrap") : wrap_default;
   d.bandwidth = r.rate("link_bandwidth");
@@ -218,6 +232,9 @@ std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node
     routers *= dims.back().size;
     if (routers > (1 << 22)) r.where("dims").fail("at most 4,194,304 routers (2^22) are supported");
   }
+  if (torus_bisection(dims) > INT64_MAX)
+    r.where("dims").fail("the bisection bandwidth of this shape does not fit a 64-bit rate (9.2e18 B/s); use "
+                         "smaller dimensions, fewer links or a lower link_bandwidth");
   const auto concentration = static_cast<int>(r.integer("concentration"));
   const Routing routing = r.text("routing") == "dimension_order" ? Routing::dimension_order : Routing::minimal_adaptive;
   return std::make_unique<Torus>(type, std::move(dims), concentration, routing, node_links);
