@@ -14,6 +14,9 @@ constexpr ParamSpec kMachineSpecs[] = {
     {"packet", ParamKind::object, kRequired, "", "", "", "packet format; see the packet section", "-"},
     {"nic", ParamKind::object, "{}", "", "", "",
      "the NIC model and its parameters, e.g. {\"model\": \"gemini\", ...}; see machine.nic sections", "-"},
+    {"compute", ParamKind::object, "{}", "", "", "",
+     "calibrated compute costs of application kernels on this machine's cores, by name (e.g. "
+     "\"nqueens_node\": \"12ns\"); workloads read theirs here, so one parameter set serves every scenario", "-"},
     {"runtimes", ParamKind::object, "{}", "", "", "",
      "calibrated parameters of each messaging layer the machine offers, by layer name", "-"},
     {"sources", ParamKind::object, "{}", "", "", "",
@@ -85,6 +88,16 @@ void check_sources(const Json& sources, const Where& where) {
 
 }  // namespace
 
+Time Machine::compute_cost(const std::string& key, const Where& needed_by) const {
+  if (!compute.contains(key))
+    needed_by.fail("the workload needs the compute cost '" + key + "' of machine '" + name +
+                   "' (machine.compute." + key + "), which the machine does not define");
+  const auto& v = compute[key];
+  const auto t = v.is_string() ? parse_quantity(v.get<std::string>(), Quantity::time, "ns") : std::nullopt;
+  if (!t) (where / "compute" / key).fail("expected a time such as \"12ns\", got " + preview(v));
+  return *t;
+}
+
 Machine parse_machine(const Json& spec, const Where& where) {
   ParamReader r(spec, where, kMachineParams);
   Machine m;
@@ -95,6 +108,7 @@ Machine parse_machine(const Json& spec, const Where& where) {
   const topo::NodeLinks node_links{m.node.injection_bandwidth, m.node.ejection_bandwidth};
   m.topology = topo::make_topology(r.nested("topology"), r.where("topology"), node_links);
   m.nic = r.nested("nic");
+  m.compute = r.nested("compute");
   m.runtimes = r.nested("runtimes");
   m.sources = r.nested("sources");
   check_sources(m.sources, r.where("sources"));

@@ -40,6 +40,9 @@ struct Machine {
   PacketFormat packet;
   std::unique_ptr<topo::Topology> topology;
   Json nic;       // the NIC model and its parameters ({} if the machine has no NIC model)
+  Json compute;   // application kernels' compute costs on this machine, by name
+  /// A named compute cost from "compute"; an error naming the machine when it has none.
+  Time compute_cost(const std::string& name, const Where& needed_by) const;
   Json runtimes;  // per messaging layer: its calibrated parameters, parsed by the layer
   Json sources;   // parameter path -> citation
   Json spec;      // the machine object as parsed (after preset expansion and overrides)

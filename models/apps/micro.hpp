@@ -10,6 +10,8 @@ extern const WorkloadEntry kBandwidthWorkload;
 extern const WorkloadEntry kMessageRateWorkload;
 extern const WorkloadEntry kFloodWorkload;
 extern const WorkloadEntry kTrafficWorkload;
+extern const WorkloadEntry kNQueensWorkload;
+extern const WorkloadEntry kNamdWorkload;
 
 /// One-way figures derived from a timed loop: microseconds and MB/s (1 MB = 10^6 B).
 inline double microseconds(Time t) { return to_microseconds(t); }

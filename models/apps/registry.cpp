@@ -12,7 +12,8 @@ void Workload::check(const rt::Job& job, const Where& where) const {
 
 const std::vector<WorkloadEntry>& workloads() {
   static const std::vector<WorkloadEntry> entries{kPingPongWorkload, kBandwidthWorkload, kMessageRateWorkload,
-                                                  kFloodWorkload, kTrafficWorkload};
+                                                  kFloodWorkload, kTrafficWorkload, kNQueensWorkload,
+                                                  kNamdWorkload};
   return entries;
 }
 

@@ -87,9 +87,13 @@ Bytes GeminiNic::smsg_max() const {
   return pes <= 4096 ? p_.smsg_max_small : pes <= 16384 ? p_.smsg_max_medium : p_.smsg_max_large;
 }
 
+namespace {
+std::uint64_t pair_key(Rank src, Rank dst) { return (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst); }
+}  // namespace
+
 GeminiNic::Mailbox& GeminiNic::mailbox(Rank src, Rank dst) {
-  const auto key = (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
-  return mailboxes_.try_emplace(key, Mailbox{p_.smsg_credits, {}}).first->second;
+  const auto key = pair_key(src, dst);
+  return mailboxes_.try_emplace(key, Mailbox{p_.smsg_credits, {}, {}, false}).first->second;
 }
 
 Task<> GeminiNic::transfer(Rank from, Rank to, Bytes bytes, const PacketFormat* format) {
@@ -108,23 +112,51 @@ struct CreditWait {
 
 Task<> GeminiNic::smsg(Rank src, Rank dst, Bytes bytes) {
   co_await layer_.on_cpu(src, p_.smsg_send_cpu);
-  while (mailbox(src, dst).credits == 0) co_await CreditWait{mailbox(src, dst).waiting};
-  --mailbox(src, dst).credits;
+  Mailbox* m = &mailbox(src, dst);
+  reclaim(*m);
+  while (m->credits == 0) {
+    schedule_wake(*m, pair_key(src, dst));
+    co_await CreditWait{m->waiting};
+    m = &mailbox(src, dst);
+    reclaim(*m);
+  }
+  --m->credits;
+  if (!m->waiting.empty()) {  // pass the turn on: at once if a credit is left, else at the next return
+    if (m->credits > 0) wake_sender(pair_key(src, dst));
+    else schedule_wake(*m, pair_key(src, dst));
+  }
   co_await transfer(src, dst, bytes + p_.smsg_header, &put_format_);
 }
 
-void GeminiNic::release(Rank src, Rank dst) {
-  const auto key = (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
-  job_.kernel.after(small_latency(dst, src), member_callback<GeminiNic, &GeminiNic::return_credit>(this, key));
+void GeminiNic::reclaim(Mailbox& m) {
+  const Time now = job_.kernel.now();
+  std::size_t back = 0;
+  while (back < m.returning.size() && m.returning[back] <= now) ++back;
+  m.credits += static_cast<int>(back);
+  m.returning.erase(m.returning.begin(), m.returning.begin() + static_cast<std::ptrdiff_t>(back));
 }
 
-void GeminiNic::return_credit(std::uint64_t key) {
+void GeminiNic::schedule_wake(Mailbox& m, std::uint64_t key) {
+  if (m.wake_scheduled || m.returning.empty()) return;  // release() schedules it otherwise
+  m.wake_scheduled = true;
+  job_.kernel.at(std::max(job_.kernel.now(), m.returning.front()),
+                 member_callback<GeminiNic, &GeminiNic::wake_sender>(this, key));
+}
+
+void GeminiNic::release(Rank src, Rank dst) {
+  Mailbox& m = mailbox(src, dst);
+  const Time back = job_.kernel.now() + small_latency(dst, src);
+  m.returning.push_back(m.returning.empty() ? back : std::max(back, m.returning.back()));
+  if (!m.waiting.empty()) schedule_wake(m, pair_key(src, dst));
+}
+
+// A credit is back: the first waiter tries again (and passes the turn on when it has sent).
+void GeminiNic::wake_sender(std::uint64_t key) {
   Mailbox& m = mailboxes_.at(key);
-  ++m.credits;
+  m.wake_scheduled = false;
   if (m.waiting.empty()) return;
-  const auto next = m.waiting.front();
+  job_.kernel.resume_now(m.waiting.front());
   m.waiting.erase(m.waiting.begin());
-  job_.kernel.resume_now(next);
 }
 
 // The node's DMA engine streams the payload at its own rate, one transfer after another.

@@ -69,15 +69,23 @@ class GeminiNic {
   const PacketFormat& get_format() const { return get_format_; }
 
  private:
+  // Credits come back one zero-load latency after the receiver releases a slot; they are
+  // reclaimed lazily on the next send (no event per message), or by an event only when a
+  // sender is waiting for one.
   struct Mailbox {
     int credits;
+    std::vector<Time> returning;  // times credits come back, in order
     std::vector<std::coroutine_handle<>> waiting;
+    bool wake_scheduled = false;
   };
   Mailbox& mailbox(Rank src, Rank dst);
+  void reclaim(Mailbox& m);
+  /// Schedules one wake-up for the mailbox's waiters at its next returning credit.
+  void schedule_wake(Mailbox& m, std::uint64_t key);
   Task<> transfer(Rank from, Rank to, Bytes bytes, const PacketFormat* format);
   Task<> bte_engine(Rank r, Bytes bytes);
   Task<> bte_transfer(Rank engine, Rank from, Rank to, Bytes bytes, const PacketFormat* format);
-  void return_credit(std::uint64_t pair);
+  void wake_sender(std::uint64_t pair);
 
   rt::MessagingLayer& layer_;
   rt::Job& job_;

@@ -90,7 +90,7 @@ Task<> CharmUgniLayer::protocol(Message m) {
 Task<> CharmUgniLayer::shared_memory(Message m) {
   const Envelope& e = m.envelope;
   co_await on_cpu(e.src, p_.pxshm_cpu + copy_time(e.size + charm_.envelope));
-  requests_.complete(m.send_request);
+  complete_send(m);
   co_await kernel().sleep(job_.machine.node.memcpy_latency);
   co_await on_cpu(e.dst, p_.pxshm_cpu);
   enqueue(m);
@@ -101,7 +101,7 @@ Task<> CharmUgniLayer::small(Message m) {
   const Envelope& e = m.envelope;
   const Bytes bytes = e.size + charm_.envelope;
   co_await nic_.smsg(e.src, e.dst, bytes);
-  requests_.complete(m.send_request);
+  complete_send(m);
   co_await on_cpu(e.dst, nic_.smsg_receive_cost() + charm_.alloc_cpu + copy_time(bytes));
   nic_.release(e.src, e.dst);
   enqueue(m);
@@ -114,7 +114,7 @@ Task<> CharmUgniLayer::persistent(Message m) {
   auto arrived = std::make_shared<Trigger>(kernel());
   kernel().spawn(land(m, arrived));
   co_await nic_.put(e.src, e.dst, bytes, engine_for(bytes, p_.fma_bte_threshold), arrived.get());
-  requests_.complete(m.send_request);
+  complete_send(m);
 }
 
 // The receiver side of a persistent message: its CQ event, then the scheduler.
@@ -139,7 +139,7 @@ Task<> CharmUgniLayer::large(Message m) {
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await on_cpu(e.src, nic_.smsg_receive_cost());
   nic_.release(e.dst, e.src);
-  requests_.complete(m.send_request);
+  complete_send(m);
 }
 
 Task<> CharmUgniLayer::put(Rank self, Rank target, Bytes size) {

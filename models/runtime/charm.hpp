@@ -43,6 +43,7 @@ class CharmMpiLayer final : public MpiLayer {
 
  private:
   Time handler_overhead(Rank) const override { return charm_.scheduler_cpu; }
+  bool sends_complete_at_post() const override { return true; }
   Time send_overhead(const Message& m) override;
   Bytes wire_size(const Message& m) const override { return m.envelope.size + charm_.envelope; }
   bool receives_immediately(const Message&) const override { return true; }
@@ -62,6 +63,7 @@ class CharmUgniLayer final : public GeminiLayer {
 
  private:
   Time handler_overhead(Rank) const override { return charm_.scheduler_cpu; }
+  bool sends_complete_at_post() const override { return true; }
   Time send_overhead(const Message&) override { return charm_.send_cpu + charm_.alloc_cpu; }
   Task<> protocol(Message m) override;
   Task<> shared_memory(Message m);

@@ -47,12 +47,23 @@ MpiParams parse_mpi(const ParamReader& r) {
 
 GeminiLayer::GeminiLayer(Job& job, const nic::GeminiParams& nic) : MessagingLayer(job), nic_(*this, nic) {}
 
+namespace {
+constexpr std::uint32_t kCompleted = UINT32_MAX;
+}
+
 Task<Request> GeminiLayer::start(Message m) {
   m.send_request = requests_.allocate();
   Request request(&requests_, m.send_request);
   if (const Time overhead = send_overhead(m); overhead > 0) co_await on_cpu(m.envelope.src, overhead);
+  if (sends_complete_at_post()) complete_send(m);
   kernel().spawn(protocol(m));
   co_return request;
+}
+
+void GeminiLayer::complete_send(Message& m) {
+  if (m.send_request == kCompleted) return;
+  requests_.complete(m.send_request);
+  m.send_request = kCompleted;
 }
 
 Task<Request> GeminiLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
@@ -85,7 +96,7 @@ Task<> UgniLayer::protocol(Message m) {
   const Envelope& e = m.envelope;
   if (e.size <= nic_.smsg_max()) {
     co_await nic_.smsg(e.src, e.dst, e.size);
-    requests_.complete(m.send_request);
+    complete_send(m);
     co_await on_cpu(e.dst, nic_.smsg_receive_cost() + copy_time(e.size));
     nic_.release(e.src, e.dst);
     co_return arrive(m);
@@ -101,7 +112,7 @@ Task<> UgniLayer::protocol(Message m) {
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await on_cpu(e.src, nic_.smsg_receive_cost());
   nic_.release(e.dst, e.src);
-  requests_.complete(m.send_request);
+  complete_send(m);
 }
 
 Task<> UgniLayer::put(Rank self, Rank target, Bytes size) {
@@ -159,7 +170,7 @@ Task<> MpiLayer::shared_memory(Message m) {
   const Envelope& e = m.envelope;
   const Bytes size = wire_size(m);
   co_await on_cpu(e.src, copy_time(size));
-  requests_.complete(m.send_request);
+  complete_send(m);
   co_await kernel().sleep(job_.machine.node.memcpy_latency);
   const std::uint32_t receive = receives_immediately(m) || size <= p_.eager_limit ? 0 : co_await match_receive(e);
   co_await on_cpu(e.dst, p_.recv_cpu + p_.match_cpu + copy_time(size));
@@ -171,7 +182,7 @@ Task<> MpiLayer::shared_memory(Message m) {
 Task<> MpiLayer::eager_smsg(Message m) {
   const Envelope& e = m.envelope;
   const Bytes size = wire_size(m);
-  requests_.complete(m.send_request);  // the data went into the mailbox write
+  complete_send(m);  // the data went into the mailbox write
   co_await nic_.smsg(e.src, e.dst, size + p_.header);
   co_await on_cpu(e.dst, receive_cost() + copy_time(size));
   nic_.release(e.src, e.dst);
@@ -183,7 +194,7 @@ Task<> MpiLayer::eager_smsg(Message m) {
 Task<> MpiLayer::eager_buffered(Message m) {
   const Envelope& e = m.envelope;
   const Bytes size = wire_size(m);
-  requests_.complete(m.send_request);
+  complete_send(m);
   co_await nic_.smsg(e.src, e.dst, p_.header + p_.control_bytes);
   co_await on_cpu(e.dst, receive_cost());
   nic_.release(e.src, e.dst);
@@ -211,7 +222,7 @@ Task<> MpiLayer::rendezvous(Message m) {
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await on_cpu(e.src, nic_.smsg_receive_cost() + p_.recv_cpu);
   nic_.release(e.dst, e.src);
-  requests_.complete(m.send_request);
+  complete_send(m);
 }
 
 Task<> MpiLayer::put(Rank self, Rank target, Bytes size) {

@@ -48,6 +48,11 @@ class GeminiLayer : public MessagingLayer {
   };
   /// Software cost on the sender's core before the protocol starts.
   virtual Time send_overhead(const Message& m) = 0;
+  /// A runtime that owns messages once sent (Charm++) completes sends at once; MPI completes
+  /// them when the buffer may be reused.
+  virtual bool sends_complete_at_post() const { return false; }
+  /// Completes the send's request, once (protocols call it where MPI would).
+  void complete_send(Message& m);
   /// The protocol moving one message; completes `m.send_request` and delivers the message.
   virtual Task<> protocol(Message m) = 0;
   /// Hands an arrived message to the matching engine or the active-message queue.
