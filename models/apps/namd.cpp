@@ -89,7 +89,7 @@ class Namd final : public Workload {
     fft_cost_ = m.compute_cost("namd_fft_point", where_);
     build_patches();
     build_computes(layer.job());
-    place(layer.size());
+    place(layer.job());
     build_pme(layer.size());
     handler_ = layer.register_handler(rt::AmHandler([this](Comm c, Envelope e) { return on_message(c, e); }));
     for (std::size_t p = 0; p < patches_.size(); ++p) layer.kernel().spawn(begin_step(Comm(layer, patches_[p].pe), static_cast<int>(p), 0));
@@ -102,6 +102,8 @@ class Namd final : public Workload {
     out.metrics["computes"] = static_cast<double>(computes_.size());
     out.metrics["pme_pencils"] = static_cast<double>(pencils_);
     out.metrics["pairs_per_step"] = total_pairs_;
+    auto& steps = out.add_series("steps", {"step", "end_ms"});  // when every patch has finished each step
+    for (std::size_t i = 0; i < step_end_.size(); ++i) steps.add({static_cast<double>(i), to_seconds(step_end_[i]) * 1e3});
   }
 
  private:
@@ -164,21 +166,24 @@ class Namd final : public Workload {
         }
   }
 
-  // Patches round robin; computes largest first onto the least loaded PE (counting patches'
-  // integration), as NAMD's greedy load balancer does.
-  void place(int pes) {
+  // Patches in blocks of consecutive PEs (x fastest, so spatial neighbours share or neighbour
+  // nodes); computes largest first onto the least loaded PE of their patches' nodes: NAMD's
+  // greedy balancing, kept communication-aware as its load balancers are (an assumption of the
+  // model: placing computes anywhere would put all coordinate traffic on the network).
+  void place(const rt::Job& job) {
+    const int pes = job.size();
     std::vector<Time> load(static_cast<std::size_t>(pes), 0);
     for (std::size_t p = 0; p < patches_.size(); ++p) {
-      patches_[p].pe = static_cast<Rank>(p % static_cast<std::size_t>(pes));
+      patches_[p].pe = static_cast<Rank>(static_cast<std::int64_t>(p) * pes / static_cast<std::int64_t>(patches_.size()));
       load[static_cast<std::size_t>(patches_[p].pe)] += patches_[p].atoms * atom_cost_;
     }
     std::vector<std::size_t> order(computes_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](auto l, auto r) { return computes_[l].pairs > computes_[r].pairs; });
     for (auto c : order) {
-      const auto pe = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-      computes_[c].pe = static_cast<Rank>(pe);
-      load[pe] += compute_time(computes_[c]);
+      const Rank pe = least_loaded_near(computes_[c], job, load);
+      computes_[c].pe = pe;
+      load[static_cast<std::size_t>(pe)] += compute_time(computes_[c]);
     }
     for (std::size_t c = 0; c < computes_.size(); ++c) {
       for (int p : {computes_[c].a, computes_[c].b}) {
@@ -190,12 +195,33 @@ class Namd final : public Workload {
     }
   }
 
+  // The least loaded PE among those on the nodes of the compute's patches (ties: lowest rank).
+  Rank least_loaded_near(const Compute& c, const rt::Job& job, const std::vector<Time>& load) const {
+    Rank best = -1;
+    for (int p : {c.a, c.b}) {
+      const Rank home = patches_[static_cast<std::size_t>(p)].pe;
+      const int per_node = job.placement.ranks_per_node;
+      const Rank first = job.placement.round_robin ? home : home - home % per_node;
+      for (int k = 0; k < per_node; ++k) {
+        const Rank pe = job.placement.round_robin ? static_cast<Rank>(home) : first + k;
+        if (pe >= job.size()) break;
+        if (best < 0 || load[static_cast<std::size_t>(pe)] < load[static_cast<std::size_t>(best)]) best = pe;
+        if (job.placement.round_robin) break;
+      }
+    }
+    return best;
+  }
+
   Time compute_time(const Compute& c) const { return static_cast<Time>(c.pairs * static_cast<double>(pair_cost_)); }
 
-  // Pencils: an rx x ry grid of z-pencils (at most one per PE and per grid column).
+  // Pencils: an rx x ry grid of z-pencils, at most one per PE and at least kColumnsPerPencil
+  // grid columns each (an assumption: NAMD keeps PME pencils coarse; one per PE at thousands
+  // of PEs would make every transpose a storm of ~100-byte messages).
   void build_pme(int pes) {
-    rx_ = std::max(1, std::min(static_cast<int>(grid_[0]), static_cast<int>(std::sqrt(static_cast<double>(pes)))));
-    ry_ = std::max(1, std::min(static_cast<int>(grid_[1]), pes / rx_));
+    constexpr int kColumnsPerPencil = 16;
+    const int side = static_cast<int>(std::sqrt(static_cast<double>(std::min<std::int64_t>(pes, grid_[0] * grid_[1] / kColumnsPerPencil))));
+    rx_ = std::max(1, std::min(static_cast<int>(grid_[0]), side));
+    ry_ = std::max(1, std::min(static_cast<int>(grid_[1]), side));
     pencils_ = rx_ * ry_;
     for (auto& patch : patches_) patch.pencils.clear();
     for (int x = 0; x < dims_[0]; ++x)
