@@ -27,8 +27,9 @@ def axis_scales(ax, plot, log_y_key="log_y"):
 
 
 def draw_curves(ax, claim):
+    labels = claim.get("plot", {}).get("labels", {})
     for name, curve in sorted(claim["curves"].items()):
-        ax.plot(curve["x"], curve["y"], marker="o", markersize=3, label=name)
+        ax.plot(curve["x"], curve["y"], marker="o", markersize=3, label=labels.get(name, name))
     for check in claim["checks"]:
         if check["rule"] == "absolute":
             # The paper's value at its x, with the 15 % band around it.
