@@ -10,6 +10,7 @@ for trends.
 import json
 import os
 import sys
+import textwrap
 
 import matplotlib
 
@@ -55,7 +56,7 @@ def draw_gains(ax, claim):
         expected = check["expected"]
         if check["rule"] == "gain_at":
             ax.errorbar([check["at"]], [expected], yerr=10, fmt="*", color=line.get_color(), markersize=12,
-                        capsize=4, label=f"paper {label}")
+                        capsize=4, label=f"paper: {expected:g} % at {check['at']:g}")
         else:
             ax.axhline(expected, color=line.get_color(), linestyle="--", label=f"paper: up to {expected:g} %")
             ax.axhspan(expected - 10, expected + 10, color=line.get_color(), alpha=0.12)
@@ -66,14 +67,34 @@ def draw_gains(ax, claim):
     ax.legend(fontsize=8)
 
 
+def draw_speedups(ax, claim):
+    """Strong scaling: each curve's speedup over its own smallest point, against ideal."""
+    labels = claim.get("plot", {}).get("labels", {})
+    for name, curve in sorted(claim["curves"].items()):
+        ax.plot(curve["x"], [curve["y"][0] / y for y in curve["y"]], marker="o", markersize=3, label=labels.get(name, name))
+    x = sorted({v for curve in claim["curves"].values() for v in curve["x"]})
+    ax.plot(x, [v / x[0] for v in x], color="gray", linestyle=":", label="ideal")
+    ax.set_ylabel(f"strong-scaling speedup over x = {x[0]:g}")
+    ax.set_xlabel(claim["plot"].get("x_label", "x"))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+
+
 def draw(claim, out_dir):
-    has_gains = any("gains" in c for c in claim["checks"])
-    fig, axes = plt.subplots(2 if has_gains else 1, 1, figsize=(7, 7 if has_gains else 4.2), squeeze=False)
-    draw_curves(axes[0][0], claim)
-    if has_gains:
-        draw_gains(axes[1][0], claim)
+    plot = claim.get("plot", {})
+    panels = [draw_curves]
+    if any("gains" in c for c in claim["checks"]):
+        panels.append(draw_gains)
+    if plot.get("speedup_panel"):
+        panels.append(draw_speedups)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 1.2 + 2.9 * len(panels)), squeeze=False)
+    for panel, ax in zip(panels, axes[:, 0]):
+        panel(ax, claim)
     scale = "reduced scale" if claim["scale"] == "reduced" else "full scale"
-    fig.suptitle(f"{claim['id']}: {claim['quantity']}\n{claim['status']} ({scale})", fontsize=9,
+    title = textwrap.fill(f"{claim['id']}: {claim['quantity']}", 90)
+    fig.suptitle(f"{title}\n{claim['status']} ({scale})", fontsize=9,
                  color=STATUS_COLOURS.get(claim["status"], "black"))
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, f"{claim['id']}.png"), dpi=110, metadata={"Software": None})
