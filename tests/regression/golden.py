@@ -4,6 +4,7 @@
   golden.py check TORSIM SCENARIO
       compare a scenario's model outputs with its golden file; exit 1 with a diff on mismatch
   golden.py update TORSIM --reason "one line" [SCENARIO ...]
+  golden.py --update-golden TORSIM --reason "one line" [SCENARIO ...]   (the same)
       rewrite the goldens (every scenario when none is given) and, if any changed, append the
       reason to validation/CHANGELOG.md; exit 2 without a one-line reason
   golden.py list
@@ -332,6 +333,8 @@ def update(torsim, reason, scenarios, root=ROOT):
 def parse(argv):
     """argv without the program name -> (command, namespace). Each command has its own parser so
     that --reason may come before or after the scenarios (parse_intermixed_args)."""
+    if argv and argv[0] == "--update-golden":
+        argv = ["update", *argv[1:]]
     if not argv or argv[0] not in ("check", "update", "list"):
         print(__doc__, file=sys.stderr)
         raise SystemExit(2)

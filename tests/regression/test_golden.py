@@ -126,6 +126,13 @@ class Reason(unittest.TestCase):
         self.assertEqual(status, 2)
         self.assertIn("refused", err)
 
+    def test_update_golden_is_the_update_command(self):
+        command, args = golden.parse(["--update-golden", "torsim", "--reason", "why", "scenarios/a.json"])
+        self.assertEqual((command, args.reason, args.scenarios), ("update", "why", ["scenarios/a.json"]))
+        status, _, err = quietly(golden.main, ["golden.py", "--update-golden", "no-such-torsim"])
+        self.assertEqual(status, 2)
+        self.assertIn("refused", err)
+
     def test_changelog_line(self):
         line = golden.changelog_line("faster links", ["scenarios/a.json"], False, today="2026-01-02")
         self.assertEqual(line, "- 2026-01-02: faster links (1 goldens: scenarios/a.json)\n")
