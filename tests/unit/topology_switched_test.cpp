@@ -4,12 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <functional>
 #include <set>
 
+#include "tests/support/graph_distances.hpp"
 #include "topologies/switched.hpp"
 #include "topologies/topology.hpp"
 
@@ -17,6 +16,7 @@ using namespace torsim;
 using topo::LinkId;
 using topo::NodeId;
 using topo::RouterId;
+using test::bfs_distances;
 
 namespace {
 
@@ -38,24 +38,6 @@ std::unique_ptr<topo::Topology> build(const Json& spec, Rate injection = 10 * kG
 }
 
 const topo::FatTree& as_fat_tree(const topo::Topology& t) { return dynamic_cast<const topo::FatTree&>(t); }
-
-struct NetworkLinksOnly {
-  const topo::Topology* t = nullptr;
-  bool operator()(const topo::Graph::edge_descriptor& e) const {
-    return t->link(t->graph()[e].link).kind == topo::LinkKind::network;
-  }
-};
-
-// Router-to-router distances from `from` over the graph's network links (-1: unreachable).
-std::vector<int> bfs_distances(const topo::Topology& t, RouterId from) {
-  const boost::filtered_graph<topo::Graph, NetworkLinksOnly> network(t.graph(), NetworkLinksOnly{&t});
-  std::vector<int> distance(boost::num_vertices(t.graph()), -1);
-  distance[static_cast<std::size_t>(from)] = 0;
-  boost::breadth_first_search(
-      network, static_cast<std::size_t>(from),
-      boost::visitor(boost::make_bfs_visitor(boost::record_distances(distance.data(), boost::on_tree_edge()))));
-  return distance;
-}
 
 // Routes between every ordered pair chain through the graph from the source's injection link
 // (on the route's rail) to the destination's ejection link, with as many router-to-router hops

@@ -4,11 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/filtered_graph.hpp>
 #include <functional>
 #include <numeric>
 
+#include "tests/support/graph_distances.hpp"
 #include "topologies/topology.hpp"
 #include "topologies/torus.hpp"
 
@@ -16,6 +15,7 @@ using namespace torsim;
 using topo::LinkId;
 using topo::NodeId;
 using topo::RouterId;
+using test::bfs_distances;
 
 namespace {
 
@@ -45,24 +45,6 @@ int coordinate_of(RouterId r, const std::vector<Dim>& dims, std::size_t d) {
   int stride = 1;
   for (std::size_t i = 0; i < d; ++i) stride *= dims[i].size;
   return r / stride % dims[d].size;
-}
-
-struct NetworkLinksOnly {
-  const topo::Topology* t = nullptr;
-  bool operator()(const topo::Graph::edge_descriptor& e) const {
-    return t->link(t->graph()[e].link).kind == topo::LinkKind::network;
-  }
-};
-
-// Router-to-router distances from `from` over the graph's network links (-1: unreachable).
-std::vector<int> bfs_distances(const topo::Topology& t, RouterId from) {
-  const boost::filtered_graph<topo::Graph, NetworkLinksOnly> network(t.graph(), NetworkLinksOnly{&t});
-  std::vector<int> distance(boost::num_vertices(t.graph()), -1);
-  distance[static_cast<std::size_t>(from)] = 0;
-  boost::breadth_first_search(
-      network, static_cast<std::size_t>(from),
-      boost::visitor(boost::make_bfs_visitor(boost::record_distances(distance.data(), boost::on_tree_edge()))));
-  return distance;
 }
 
 int at(const std::vector<int>& v, RouterId r) { return v[static_cast<std::size_t>(r)]; }
