@@ -39,6 +39,11 @@ class alignas(64) LinkTimeline {
   /// Forgets intervals that ended at or before `now` (no booking can start before now).
   void forget_before(Time now);
   std::size_t intervals() const;
+  /// Asks for the cache lines of the first and last live intervals (a heap array's when spilled).
+  void prefetch_intervals() const {
+    __builtin_prefetch(base() + begin());
+    __builtin_prefetch(base() + end() - 1);
+  }
 
  private:
   struct Interval {

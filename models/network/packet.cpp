@@ -98,8 +98,13 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   Train train{ready, ready, wire_start, wire_end, m.bottleneck,
               stream_time(wire_end, m.bottleneck) - stream_time(wire_start, m.bottleneck)};
   const auto& route = m.route;
-  // Each link's timeline is a likely cache miss: ask for all of them at once.
-  for (LinkId l : route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
+  // Each link's timeline and busy counter is a likely cache miss, and so are a spilled
+  // timeline's intervals: ask for all of them at once, not one hop after the other.
+  for (LinkId l : route) {
+    __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
+    __builtin_prefetch(&link_busy_[static_cast<std::size_t>(l)]);
+  }
+  for (LinkId l : route) timelines_[static_cast<std::size_t>(l)].prefetch_intervals();
   Booking booking{};
   book_hop(route.front(), train);
   booking.injected = train.tail - topology_.link(route.front()).latency;
