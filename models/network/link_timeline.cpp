@@ -45,12 +45,16 @@ void LinkTimeline::set_range(std::uint32_t begin, std::uint32_t end) {
   }
 }
 
+namespace {
+constexpr auto ends_after = [](Time t, const auto& interval) { return t < interval.end; };
+}  // namespace
+
 // Ends are sorted too (intervals are disjoint), so the walk starts at the first interval
 // still busy at `from`: a long queue booked ahead costs a binary search, not a scan.
-LinkTimeline::Plan LinkTimeline::plan(Time from, Time duration) const {
+LinkTimeline::Plan LinkTimeline::plan_from(const Interval* busy, Time from, Time duration) const {
   const Interval* last = base() + end();
-  if (begin() == end() || from >= std::prev(last)->end) return {from, from + duration};  // after everything
-  const Interval* busy = std::upper_bound(base() + begin(), last, from, [](Time t, const Interval& b) { return t < b.end; });
+  if (busy == last || from >= std::prev(last)->end) return {from, from + duration};  // after everything
+  busy = std::upper_bound(busy, last, from, ends_after);
   Time t = from;
   Time remaining = duration;
   Time first = -1;
@@ -69,8 +73,34 @@ LinkTimeline::Plan LinkTimeline::plan(Time from, Time duration) const {
 Time LinkTimeline::first_idle(Time t) const {
   const Interval* last = base() + end();
   if (begin() == end() || t >= std::prev(last)->end) return t;
-  const Interval* busy = std::upper_bound(base() + begin(), last, t, [](Time x, const Interval& b) { return x < b.end; });
+  const Interval* busy = std::upper_bound(base() + begin(), last, t, ends_after);
   return busy != last && busy->start <= t ? busy->end : t;
+}
+
+// Under load, half the hops find the link idle from the head on: nothing to search.
+LinkTimeline::Reservation LinkTimeline::reserve(Time head, Time from, Time duration) {
+  const Interval* first = base() + begin();
+  const Interval* last = base() + end();
+  if (first == last || head >= std::prev(last)->end) {
+    book_after_last(from, from + duration);
+    return {head, from + duration};
+  }
+  const Interval* at_head = std::upper_bound(first, last, head, ends_after);
+  const Time head_passes = at_head->start <= head ? at_head->end : head;
+  const Plan plan = plan_from(at_head, from, duration);
+  book(plan);
+  return {head_passes, plan.end};
+}
+
+void LinkTimeline::book_after_last(Time start, Time end_time) {
+  if (end_time <= start) return;
+  if (begin() != end() && start == base()[end() - 1].end) {
+    base()[end() - 1].end = end_time;
+    return;
+  }
+  if (end() == (spilled_ ? heap_.capacity : kInline)) make_room();
+  base()[end()] = {start, end_time};
+  set_range(begin(), end() + 1);
 }
 
 LinkTimeline::Interval* LinkTimeline::allocate(std::uint32_t capacity) {
@@ -130,7 +160,7 @@ void LinkTimeline::book(const Plan& plan) {
   set_range(begin(), end() + 1);
 }
 
-void LinkTimeline::forget_before(Time now) {
+void LinkTimeline::forget_ended(Time now) {
   std::uint32_t b = begin();
   const std::uint32_t e = end();
   const Interval* busy = base();

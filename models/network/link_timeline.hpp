@@ -30,14 +30,23 @@ class alignas(64) LinkTimeline {
   LinkTimeline& operator=(LinkTimeline&& other) noexcept;
   ~LinkTimeline();
 
+  struct Reservation {
+    Time head_passes;  // first_idle(head)
+    Time end;          // when the whole duration has been served
+  };
+
   /// Where `duration` of idle time from `from` on would go, without booking it.
-  Plan plan(Time from, Time duration) const;
+  Plan plan(Time from, Time duration) const { return plan_from(base() + begin(), from, duration); }
   /// Books a plan made by plan() (nothing booked in between).
   void book(const Plan& plan);
   /// The first instant at or after `t` when the link is idle.
   Time first_idle(Time t) const;
+  /// first_idle(head), then books plan(from, duration), in one search (head <= from).
+  Reservation reserve(Time head, Time from, Time duration);
   /// Forgets intervals that ended at or before `now` (no booking can start before now).
-  void forget_before(Time now);
+  void forget_before(Time now) {
+    if (begin() != end() && base()[begin()].end <= now) forget_ended(now);
+  }
   std::size_t intervals() const;
   /// Asks for the cache lines of the first and last live intervals (a heap array's when spilled).
   void prefetch_intervals() const {
@@ -61,6 +70,11 @@ class alignas(64) LinkTimeline {
   std::uint32_t begin() const { return spilled_ ? heap_.begin : inline_begin_; }
   std::uint32_t end() const { return spilled_ ? heap_.end : inline_end_; }
   void set_range(std::uint32_t begin, std::uint32_t end);
+  /// plan() with the search for `from` starting at `busy` (no interval before it ends after `from`).
+  Plan plan_from(const Interval* busy, Time from, Time duration) const;
+  /// Books [start, end) at or after the end of the last interval.
+  void book_after_last(Time start, Time end);
+  void forget_ended(Time now);
   /// Makes room for one more interval (compacts, spills to the heap, or grows it).
   void make_room();
   static Interval* allocate(std::uint32_t capacity);

@@ -118,11 +118,23 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   return booking;
 }
 
+// Without lanes there is one candidate: search its timeline once, book it, move on.
 void PacketModel::book_hop(LinkId link, Train& train) {
-  candidates_.clear();
-  if (has_lanes_) add_lanes(link, candidates_);
-  else candidates_.push_back(link);
-  book_link(candidates_, train);
+  if (has_lanes_) {
+    candidates_.clear();
+    add_lanes(link, candidates_);
+    book_link(candidates_, train);
+    return;
+  }
+  const auto index = static_cast<std::size_t>(link);
+  LinkTimeline& timeline = timelines_[index];
+  timeline.forget_before(kernel_.now());
+  const topo::LinkInfo& info = topology_.link(link);
+  const Time duration = serialisation(info.bandwidth, train);
+  const auto reserved = timeline.reserve(train.head, std::max(train.head, train.tail - duration), duration);
+  link_busy_[index] += duration;
+  train.head = reserved.head_passes + info.latency;
+  train.tail = reserved.end + info.latency;
 }
 
 // Minimal adaptive routing: at each router the train takes, among every productive link and
@@ -143,11 +155,10 @@ void PacketModel::add_lanes(LinkId link, std::vector<LinkId>& out) const {
   for (int k = 0; k < count; ++k) out.push_back(first + k);
 }
 
-Time PacketModel::serialisation(LinkId link, Train& train) const {
+Time PacketModel::serialisation(Rate rate, Train& train) const {
   // Differences of stream_time() add up exactly over a message's trains; the clamp to the
   // bottleneck's share removes a 1 ps rounding flip on faster links, so that an uncontended
   // message takes exactly the closed form.
-  const Rate rate = topology_.link(link).bandwidth;
   for (int i = 0; i < Train::kRemembered; ++i) {
     if (train.rates[i] == rate) return train.durations[i];
     if (train.rates[i] != 0) continue;
@@ -168,7 +179,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   for (LinkId link : candidates) {
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
     timeline.forget_before(kernel_.now());
-    const Time duration = serialisation(link, train);
+    const Time duration = serialisation(topology_.link(link).bandwidth, train);
     const auto plan = timeline.plan(std::max(train.head, train.tail - duration), duration);
     if (plan.end < best_plan.end) {
       best = link;

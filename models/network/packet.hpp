@@ -71,7 +71,7 @@ class PacketModel final : public NetworkModel {
   LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
   /// `link` and its parallel lanes into `out`.
   void add_lanes(LinkId link, std::vector<LinkId>& out) const;
-  Time serialisation(LinkId link, Train& train) const;
+  Time serialisation(Rate rate, Train& train) const;
   std::uint64_t allocate_message();
 
   Bytes train_bytes_;  // payload per train, rounded down to whole packets of each transfer
