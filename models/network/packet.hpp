@@ -61,7 +61,6 @@ class PacketModel final : public NetworkModel {
 
   void start_intra_node(const TransferRequest& request);
   void send_next_train(std::uint64_t message_index);
-  void finish(std::uint64_t message_index);
   Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
   void book_adaptive_hops(Message& m, Train& train);
   /// Books the link (or the best of its lanes) a deterministic route takes.
@@ -71,7 +70,13 @@ class PacketModel final : public NetworkModel {
   LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
   /// `link` and its parallel lanes into `out`.
   void add_lanes(LinkId link, std::vector<LinkId>& out) const;
-  Time serialisation(Rate rate, Train& train) const;
+  /// The train's serialisation time on a link of bandwidth `rate`, remembered per rate.
+  Time serialisation(Rate rate, Train& train) const {
+    for (int i = 0; i < Train::kRemembered && train.rates[i] != 0; ++i)
+      if (train.rates[i] == rate) return train.durations[i];
+    return new_serialisation(rate, train);
+  }
+  Time new_serialisation(Rate rate, Train& train) const;
   std::uint64_t allocate_message();
 
   Bytes train_bytes_;  // payload per train, rounded down to whole packets of each transfer
