@@ -25,6 +25,7 @@ LinkTimeline& LinkTimeline::operator=(LinkTimeline&& other) noexcept {
   inline_begin_ = other.inline_begin_;
   inline_end_ = other.inline_end_;
   spilled_ = std::exchange(other.spilled_, false);
+  busy_ = std::exchange(other.busy_, 0);
   other.inline_begin_ = other.inline_end_ = 0;
   return *this;
 }
@@ -77,15 +78,9 @@ Time LinkTimeline::first_idle(Time t) const {
   return busy != last && busy->start <= t ? busy->end : t;
 }
 
-// Under load, half the hops find the link idle from the head on: nothing to search.
-LinkTimeline::Reservation LinkTimeline::reserve(Time head, Time from, Time duration) {
-  const Interval* first = base() + begin();
-  const Interval* last = base() + end();
-  if (first == last || head >= std::prev(last)->end) {
-    book_after_last(from, from + duration);
-    return {head, from + duration};
-  }
-  const Interval* at_head = std::upper_bound(first, last, head, ends_after);
+// The head meets booked time: one search for the head, the plan's continues from there.
+LinkTimeline::Reservation LinkTimeline::reserve_in_queue(Time head, Time from, Time duration) {
+  const Interval* at_head = std::upper_bound(base() + begin(), base() + end(), head, ends_after);
   const Time head_passes = at_head->start <= head ? at_head->end : head;
   const Plan plan = plan_from(at_head, from, duration);
   book(plan);

@@ -51,6 +51,10 @@ void PacketModel::start(const TransferRequest& request) {
   send_next_train(index);
 }
 
+void PacketModel::collect_link_busy() const {
+  for (std::size_t link = 0; link < timelines_.size(); ++link) link_busy_[link] = timelines_[link].busy();
+}
+
 void PacketModel::start_intra_node(const TransferRequest& request) {
   ++counters_.intra_node_messages;
   LinkTimeline& copy_engine = memory_[static_cast<std::size_t>(request.src)];
@@ -97,12 +101,9 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   Train train{ready, ready, wire_start, wire_end, m.bottleneck,
               stream_time(wire_end, m.bottleneck) - stream_time(wire_start, m.bottleneck)};
   const auto& route = m.route;
-  // Each link's timeline and busy counter is a likely cache miss, and so are a spilled
-  // timeline's intervals: ask for all of them at once, not one hop after the other.
-  for (LinkId l : route) {
-    __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
-    __builtin_prefetch(&link_busy_[static_cast<std::size_t>(l)]);
-  }
+  // Each link's timeline is a likely cache miss, and so are a spilled timeline's intervals:
+  // ask for all of them at once, not one hop after the other.
+  for (LinkId l : route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
   for (LinkId l : route) timelines_[static_cast<std::size_t>(l)].prefetch_intervals();
   Booking booking{};
   book_hop(route.front(), train);
@@ -131,7 +132,6 @@ void PacketModel::book_hop(LinkId link, Train& train) {
   const topo::LinkInfo& info = topology_.link(link);
   const Time duration = serialisation(info.bandwidth, train);
   const auto reserved = timeline.reserve(train.head, std::max(train.head, train.tail - duration), duration);
-  link_busy_[index] += duration;
   train.head = reserved.head_passes + info.latency;
   train.tail = reserved.end + info.latency;
 }
@@ -188,7 +188,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   LinkTimeline& timeline = timelines_[static_cast<std::size_t>(best)];
   const Time head_passes = timeline.first_idle(train.head);
   timeline.book(best_plan);
-  link_busy_[static_cast<std::size_t>(best)] += best_duration;
+  timeline.add_busy(best_duration);
   const Time latency = topology_.link(best).latency;
   train.head = head_passes + latency;
   train.tail = best_plan.end + latency;

@@ -59,6 +59,7 @@ class PacketModel final : public NetworkModel {
     Time durations[kRemembered] = {};
   };
 
+  void collect_link_busy() const override;
   void start_intra_node(const TransferRequest& request);
   void send_next_train(std::uint64_t message_index);
   Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
