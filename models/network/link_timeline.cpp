@@ -26,6 +26,7 @@ LinkTimeline& LinkTimeline::operator=(LinkTimeline&& other) noexcept {
   inline_end_ = other.inline_end_;
   spilled_ = std::exchange(other.spilled_, false);
   busy_ = std::exchange(other.busy_, 0);
+  tag_ = other.tag_;
   other.inline_begin_ = other.inline_end_ = 0;
   return *this;
 }

@@ -56,6 +56,10 @@ class alignas(64) LinkTimeline {
   /// anyway, rather than in a per-link array that would cost a second cache miss.
   Time busy() const { return busy_; }
   void add_busy(Time duration) { busy_ += duration; }
+  /// A value the owner keeps with the timeline, in its cache line (the packet model: an
+  /// index to the link's bandwidth and latency).
+  std::uint32_t tag() const { return tag_; }
+  void set_tag(std::uint32_t tag) { tag_ = tag; }
   /// Forgets intervals that ended at or before `now` (no booking can start before now).
   void forget_before(Time now) {
     if (begin() != end() && base()[begin()].end <= now) forget_ended(now);
@@ -103,6 +107,7 @@ class alignas(64) LinkTimeline {
   std::uint8_t inline_begin_ = 0;
   std::uint8_t inline_end_ = 0;
   bool spilled_ = false;
+  std::uint32_t tag_ = 0;
   Time busy_ = 0;
 };
 

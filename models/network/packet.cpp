@@ -1,6 +1,8 @@
 #include "models/network/packet.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 namespace torsim::net {
 
@@ -22,7 +24,19 @@ PacketModel::PacketModel(Kernel& kernel, const Machine& machine, Bytes train_byt
       train_bytes_(train_bytes),
       has_lanes_(topology_.has_lanes()),
       timelines_(static_cast<std::size_t>(topology_.link_count())),
-      memory_(static_cast<std::size_t>(topology_.node_count())) {}
+      memory_(static_cast<std::size_t>(topology_.node_count())) {
+  tabulate_link_timings();
+}
+
+void PacketModel::tabulate_link_timings() {
+  std::map<std::pair<Rate, Time>, std::uint32_t> index;
+  for (LinkId l = 0; l < topology_.link_count(); ++l) {
+    const auto& info = topology_.link(l);
+    const auto [at, added] = index.try_emplace({info.bandwidth, info.latency}, link_timings_.size());
+    if (added) link_timings_.push_back({info.bandwidth, info.latency});
+    timelines_[static_cast<std::size_t>(l)].set_tag(at->second);
+  }
+}
 
 std::uint64_t PacketModel::allocate_message() {
   if (free_messages_.empty()) {
@@ -46,8 +60,10 @@ void PacketModel::start(const TransferRequest& request) {
   m.next_offset = 0;
   m.latest_delivery = 0;
   topology_.route(request.src, request.dst, m.route);
+  // Each link's timeline is a likely cache miss: ask for all of them at once.
+  for (LinkId l : m.route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
   m.bottleneck = INT64_MAX;
-  for (LinkId l : m.route) m.bottleneck = std::min(m.bottleneck, topology_.link(l).bandwidth);
+  for (LinkId l : m.route) m.bottleneck = std::min(m.bottleneck, timing(l).bandwidth);
   send_next_train(index);
 }
 
@@ -107,7 +123,7 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   for (LinkId l : route) timelines_[static_cast<std::size_t>(l)].prefetch_intervals();
   Booking booking{};
   book_hop(route.front(), train);
-  booking.injected = train.tail - topology_.link(route.front()).latency;
+  booking.injected = train.tail - timing(route.front()).latency;
   if (topology_.routing() == topo::Routing::dimension_order) {
     for (std::size_t i = 1; i + 1 < route.size(); ++i) book_hop(route[i], train);
   } else {
@@ -129,7 +145,7 @@ void PacketModel::book_hop(LinkId link, Train& train) {
   const auto index = static_cast<std::size_t>(link);
   LinkTimeline& timeline = timelines_[index];
   timeline.forget_before(kernel_.now());
-  const topo::LinkInfo& info = topology_.link(link);
+  const LinkTiming& info = link_timings_[timeline.tag()];
   const Time duration = serialisation(info.bandwidth, train);
   const auto reserved = timeline.reserve(train.head, std::max(train.head, train.tail - duration), duration);
   train.head = reserved.head_passes + info.latency;
@@ -177,7 +193,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   for (LinkId link : candidates) {
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
     timeline.forget_before(kernel_.now());
-    const Time duration = serialisation(topology_.link(link).bandwidth, train);
+    const Time duration = serialisation(timing(link).bandwidth, train);
     const auto plan = timeline.plan(std::max(train.head, train.tail - duration), duration);
     if (plan.end < best_plan.end) {
       best = link;
@@ -189,7 +205,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   const Time head_passes = timeline.first_idle(train.head);
   timeline.book(best_plan);
   timeline.add_busy(best_duration);
-  const Time latency = topology_.link(best).latency;
+  const Time latency = timing(best).latency;
   train.head = head_passes + latency;
   train.tail = best_plan.end + latency;
   return best;

@@ -80,9 +80,22 @@ class PacketModel final : public NetworkModel {
   Time new_serialisation(Rate rate, Train& train) const;
   std::uint64_t allocate_message();
 
+  /// What a booking needs of a link. Links share a few distinct pairs; each timeline's tag
+  /// indexes this table, so a hop reads one cache line (the timeline's), not also the
+  /// topology's LinkInfo.
+  struct LinkTiming {
+    Rate bandwidth;
+    Time latency;
+  };
+  const LinkTiming& timing(LinkId link) const {
+    return link_timings_[timelines_[static_cast<std::size_t>(link)].tag()];
+  }
+  void tabulate_link_timings();
+
   Bytes train_bytes_;  // payload per train, rounded down to whole packets of each transfer
   bool has_lanes_;
   std::vector<LinkTimeline> timelines_;
+  std::vector<LinkTiming> link_timings_;
   std::vector<LinkTimeline> memory_;
   std::vector<Message> messages_;
   std::vector<std::uint64_t> free_messages_;
