@@ -80,12 +80,12 @@ Time LinkTimeline::first_idle(Time t) const {
 }
 
 // The head meets booked time: one search for the head, the plan's continues from there.
-LinkTimeline::Reservation LinkTimeline::reserve_in_queue(Time head, Time from, Time duration) {
+Time LinkTimeline::reserve_in_queue(Time& head, Time from, Time duration) {
   const Interval* at_head = std::upper_bound(base() + begin(), base() + end(), head, ends_after);
-  const Time head_passes = at_head->start <= head ? at_head->end : head;
   const Plan plan = plan_from(at_head, from, duration);
+  if (at_head->start <= head) head = at_head->end;
   book(plan);
-  return {head_passes, plan.end};
+  return plan.end;
 }
 
 void LinkTimeline::book_after_last(Time start, Time end_time) {

@@ -147,9 +147,10 @@ void PacketModel::book_hop(LinkId link, Train& train) {
   timeline.forget_before(kernel_.now());
   const LinkTiming& info = link_timings_[timeline.tag()];
   const Time duration = serialisation(info.bandwidth, train);
-  const auto reserved = timeline.reserve(train.head, std::max(train.head, train.tail - duration), duration);
-  train.head = reserved.head_passes + info.latency;
-  train.tail = reserved.end + info.latency;
+  Time head_passes = train.head;
+  const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
+  train.head = head_passes + info.latency;
+  train.tail = end + info.latency;
 }
 
 // Minimal adaptive routing: at each router the train takes, among every productive link and
