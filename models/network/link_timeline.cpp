@@ -37,6 +37,12 @@ LinkTimeline::~LinkTimeline() {
 
 std::size_t LinkTimeline::intervals() const { return end() - begin(); }
 
+std::vector<std::pair<Time, Time>> LinkTimeline::busy_intervals() const {
+  std::vector<std::pair<Time, Time>> out;
+  for (const Interval* i = base() + begin(); i != base() + end(); ++i) out.emplace_back(i->start, i->end);
+  return out;
+}
+
 void LinkTimeline::set_range(std::uint32_t begin, std::uint32_t end) {
   if (spilled_) {
     heap_.begin = begin;
@@ -79,13 +85,41 @@ Time LinkTimeline::first_idle(Time t) const {
   return busy != last && busy->start <= t ? busy->end : t;
 }
 
-// The head meets booked time: one search for the head, the plan's continues from there.
+// The head meets booked time. plan(), first_idle() and book() in one pass: the search for
+// `from` starts at the head's interval, and the walk that fills gaps also finds the
+// intervals the booking merges with (book() searches for them again).
 Time LinkTimeline::reserve_in_queue(Time& head, Time from, Time duration) {
-  const Interval* at_head = std::upper_bound(base() + begin(), base() + end(), head, ends_after);
-  const Plan plan = plan_from(at_head, from, duration);
+  Interval* const first = base() + begin();
+  Interval* const last = base() + end();
+  Interval* const at_head = std::upper_bound(first, last, head, ends_after);  // head < last end
   if (at_head->start <= head) head = at_head->end;
-  book(plan);
-  return plan.end;
+  if (from >= std::prev(last)->end) {  // after everything
+    book_after_last(from, from + duration);
+    return from + duration;
+  }
+  Interval* busy = std::upper_bound(at_head, last, from, ends_after);
+  // Before the first gap, lo is the interval the booking merges with on its left: the one
+  // ending exactly at `from`, or (from inside busy time) the last one crossed.
+  Interval* lo = busy != first && std::prev(busy)->end == from ? std::prev(busy) : busy;
+  Time t = from;
+  Time remaining = duration;
+  Time start = -1;
+  for (; busy != last; ++busy) {
+    if (busy->start > t) {
+      if (start < 0) start = t;
+      if (busy->start - t >= remaining) break;
+      remaining -= busy->start - t;
+    } else if (start < 0) {
+      lo = busy;
+    }
+    t = std::max(t, busy->end);
+  }
+  if (start < 0) start = t;
+  const Time end_time = t + remaining;
+  if (end_time <= start) return end_time;
+  Interval* const hi = busy != last && busy->start == end_time ? busy + 1 : busy;  // first starting after
+  merge_booking(lo, hi, start, end_time);
+  return end_time;
 }
 
 void LinkTimeline::book_after_last(Time start, Time end_time) {
@@ -142,17 +176,23 @@ void LinkTimeline::book(const Plan& plan) {
   }
   Interval* lo = std::lower_bound(first, last, plan.first, [](const Interval& b, Time t) { return b.end < t; });
   Interval* hi = std::upper_bound(lo, last, plan.end, [](Time t, const Interval& b) { return t < b.start; });
+  merge_booking(lo, hi, plan.first, plan.end);
+}
+
+// [lo, hi) are the intervals [start, end_time) overlaps or abuts: they become one interval
+// with it; with none, it is inserted at lo.
+void LinkTimeline::merge_booking(Interval* lo, Interval* hi, Time start, Time end_time) {
   if (lo != hi) {
-    const Interval merged{std::min(lo->start, plan.first), std::max(std::prev(hi)->end, plan.end)};
-    *lo = merged;
+    Interval* const last = base() + end();
+    *lo = {std::min(lo->start, start), std::max(std::prev(hi)->end, end_time)};
     std::memmove(lo + 1, hi, static_cast<std::size_t>(last - hi) * sizeof(Interval));
     return set_range(begin(), end() - static_cast<std::uint32_t>(hi - lo - 1));
   }
-  const auto position = static_cast<std::uint32_t>(lo - first);
+  const auto position = static_cast<std::uint32_t>(lo - (base() + begin()));
   if (end() == (spilled_ ? heap_.capacity : kInline)) make_room();
   Interval* at = base() + begin() + position;
   std::memmove(at + 1, at, static_cast<std::size_t>(base() + end() - at) * sizeof(Interval));
-  *at = {plan.first, plan.end};
+  *at = {start, end_time};
   set_range(begin(), end() + 1);
 }
 

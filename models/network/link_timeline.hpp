@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "sim/time.hpp"
@@ -61,6 +62,8 @@ class alignas(64) LinkTimeline {
     if (begin() != end() && base()[begin()].end <= now) forget_ended(now);
   }
   std::size_t intervals() const;
+  /// The live busy intervals as (start, end) pairs, in order (for tests).
+  std::vector<std::pair<Time, Time>> busy_intervals() const;
   /// Asks for the cache lines of the first and last live intervals (a heap array's when spilled).
   void prefetch_intervals() const {
     __builtin_prefetch(base() + begin());
@@ -88,6 +91,7 @@ class alignas(64) LinkTimeline {
   /// Books [start, end) at or after the end of the last interval.
   void book_after_last(Time start, Time end);
   void forget_ended(Time now);
+  void merge_booking(Interval* lo, Interval* hi, Time start, Time end_time);
   Time reserve_in_queue(Time& head, Time from, Time duration);
   /// Makes room for one more interval (compacts, spills to the heap, or grows it).
   void make_room();
