@@ -25,6 +25,8 @@ LinkTimeline& LinkTimeline::operator=(LinkTimeline&& other) noexcept {
   inline_begin_ = other.inline_begin_;
   inline_end_ = other.inline_end_;
   spilled_ = std::exchange(other.spilled_, false);
+  busy_ = std::exchange(other.busy_, 0);
+  tag_ = other.tag_;
   other.inline_begin_ = other.inline_end_ = 0;
   return *this;
 }
@@ -34,6 +36,12 @@ LinkTimeline::~LinkTimeline() {
 }
 
 std::size_t LinkTimeline::intervals() const { return end() - begin(); }
+
+std::vector<std::pair<Time, Time>> LinkTimeline::busy_intervals() const {
+  std::vector<std::pair<Time, Time>> out;
+  for (const Interval* i = base() + begin(); i != base() + end(); ++i) out.emplace_back(i->start, i->end);
+  return out;
+}
 
 void LinkTimeline::set_range(std::uint32_t begin, std::uint32_t end) {
   if (spilled_) {
@@ -45,12 +53,16 @@ void LinkTimeline::set_range(std::uint32_t begin, std::uint32_t end) {
   }
 }
 
+namespace {
+constexpr auto ends_after = [](Time t, const auto& interval) { return t < interval.end; };
+}  // namespace
+
 // Ends are sorted too (intervals are disjoint), so the walk starts at the first interval
 // still busy at `from`: a long queue booked ahead costs a binary search, not a scan.
-LinkTimeline::Plan LinkTimeline::plan(Time from, Time duration) const {
+LinkTimeline::Plan LinkTimeline::plan_from(const Interval* busy, Time from, Time duration) const {
   const Interval* last = base() + end();
-  if (begin() == end() || from >= std::prev(last)->end) return {from, from + duration};  // after everything
-  const Interval* busy = std::upper_bound(base() + begin(), last, from, [](Time t, const Interval& b) { return t < b.end; });
+  if (busy == last || from >= std::prev(last)->end) return {from, from + duration};  // after everything
+  busy = std::upper_bound(busy, last, from, ends_after);
   Time t = from;
   Time remaining = duration;
   Time first = -1;
@@ -69,8 +81,56 @@ LinkTimeline::Plan LinkTimeline::plan(Time from, Time duration) const {
 Time LinkTimeline::first_idle(Time t) const {
   const Interval* last = base() + end();
   if (begin() == end() || t >= std::prev(last)->end) return t;
-  const Interval* busy = std::upper_bound(base() + begin(), last, t, [](Time x, const Interval& b) { return x < b.end; });
+  const Interval* busy = std::upper_bound(base() + begin(), last, t, ends_after);
   return busy != last && busy->start <= t ? busy->end : t;
+}
+
+// The head meets booked time. plan(), first_idle() and book() in one pass: the search for
+// `from` starts at the head's interval, and the walk that fills gaps also finds the
+// intervals the booking merges with (book() searches for them again).
+Time LinkTimeline::reserve_in_queue(Time& head, Time from, Time duration) {
+  Interval* const first = base() + begin();
+  Interval* const last = base() + end();
+  Interval* const at_head = std::upper_bound(first, last, head, ends_after);  // head < last end
+  if (at_head->start <= head) head = at_head->end;
+  if (from >= std::prev(last)->end) {  // after everything
+    book_after_last(from, from + duration);
+    return from + duration;
+  }
+  Interval* busy = std::upper_bound(at_head, last, from, ends_after);
+  // Before the first gap, lo is the interval the booking merges with on its left: the one
+  // ending exactly at `from`, or (from inside busy time) the last one crossed.
+  Interval* lo = busy != first && std::prev(busy)->end == from ? std::prev(busy) : busy;
+  Time t = from;
+  Time remaining = duration;
+  Time start = -1;
+  for (; busy != last; ++busy) {
+    if (busy->start > t) {
+      if (start < 0) start = t;
+      if (busy->start - t >= remaining) break;
+      remaining -= busy->start - t;
+    } else if (start < 0) {
+      lo = busy;
+    }
+    t = std::max(t, busy->end);
+  }
+  if (start < 0) start = t;
+  const Time end_time = t + remaining;
+  if (end_time <= start) return end_time;
+  Interval* const hi = busy != last && busy->start == end_time ? busy + 1 : busy;  // first starting after
+  merge_booking(lo, hi, start, end_time);
+  return end_time;
+}
+
+void LinkTimeline::book_after_last(Time start, Time end_time) {
+  if (end_time <= start) return;
+  if (begin() != end() && start == base()[end() - 1].end) {
+    base()[end() - 1].end = end_time;
+    return;
+  }
+  if (end() == (spilled_ ? heap_.capacity : kInline)) make_room();
+  base()[end()] = {start, end_time};
+  set_range(begin(), end() + 1);
 }
 
 LinkTimeline::Interval* LinkTimeline::allocate(std::uint32_t capacity) {
@@ -116,21 +176,27 @@ void LinkTimeline::book(const Plan& plan) {
   }
   Interval* lo = std::lower_bound(first, last, plan.first, [](const Interval& b, Time t) { return b.end < t; });
   Interval* hi = std::upper_bound(lo, last, plan.end, [](Time t, const Interval& b) { return t < b.start; });
+  merge_booking(lo, hi, plan.first, plan.end);
+}
+
+// [lo, hi) are the intervals [start, end_time) overlaps or abuts: they become one interval
+// with it; with none, it is inserted at lo.
+void LinkTimeline::merge_booking(Interval* lo, Interval* hi, Time start, Time end_time) {
   if (lo != hi) {
-    const Interval merged{std::min(lo->start, plan.first), std::max(std::prev(hi)->end, plan.end)};
-    *lo = merged;
+    Interval* const last = base() + end();
+    *lo = {std::min(lo->start, start), std::max(std::prev(hi)->end, end_time)};
     std::memmove(lo + 1, hi, static_cast<std::size_t>(last - hi) * sizeof(Interval));
     return set_range(begin(), end() - static_cast<std::uint32_t>(hi - lo - 1));
   }
-  const auto position = static_cast<std::uint32_t>(lo - first);
+  const auto position = static_cast<std::uint32_t>(lo - (base() + begin()));
   if (end() == (spilled_ ? heap_.capacity : kInline)) make_room();
   Interval* at = base() + begin() + position;
   std::memmove(at + 1, at, static_cast<std::size_t>(base() + end() - at) * sizeof(Interval));
-  *at = {plan.first, plan.end};
+  *at = {start, end_time};
   set_range(begin(), end() + 1);
 }
 
-void LinkTimeline::forget_before(Time now) {
+void LinkTimeline::forget_ended(Time now) {
   std::uint32_t b = begin();
   const std::uint32_t e = end();
   const Interval* busy = base();

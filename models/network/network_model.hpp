@@ -43,7 +43,10 @@ class NetworkModel {
 
   const NetworkCounters& counters() const { return counters_; }
   /// Serialisation time booked on each link so far (index: LinkId).
-  const std::vector<Time>& link_busy() const { return link_busy_; }
+  const std::vector<Time>& link_busy() const {
+    collect_link_busy();
+    return link_busy_;
+  }
   /// Serialisation time booked on each node's intra-node copy path (index: NodeId).
   const std::vector<Time>& memory_busy() const { return memory_busy_; }
   const Machine& machine() const { return machine_; }
@@ -51,6 +54,9 @@ class NetworkModel {
  protected:
   /// Uncontended time of an intra-node transfer: latency + bytes / memcpy bandwidth.
   Time memcpy_time(Bytes bytes) const;
+  /// For models that count busy time next to their other per-link state: copies it into
+  /// link_busy_.
+  virtual void collect_link_busy() const {}
   void notify(Time when, const Callback& cb) {
     if (cb.fn) kernel_.at(when, cb);
   }
@@ -59,7 +65,7 @@ class NetworkModel {
   const Machine& machine_;
   const topo::Topology& topology_;
   NetworkCounters counters_;
-  std::vector<Time> link_busy_;
+  mutable std::vector<Time> link_busy_;  // mutable: collect_link_busy() fills it on demand
   std::vector<Time> memory_busy_;
 };
 

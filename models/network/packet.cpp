@@ -1,6 +1,8 @@
 #include "models/network/packet.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 namespace torsim::net {
 
@@ -11,6 +13,7 @@ constexpr ParamSpec kSpecs[] = {
      "payload moved as one train of whole packets; smaller is finer-grained sharing, slower to simulate",
      "assumption: 4 KiB keeps sharing fair at the granularity of a few microseconds"},
 };
+void ignore_delivery(void*, std::uint64_t) {}
 }  // namespace
 
 const ParamTable kPacketModelParams{"network (model: packet)",
@@ -21,7 +24,19 @@ PacketModel::PacketModel(Kernel& kernel, const Machine& machine, Bytes train_byt
       train_bytes_(train_bytes),
       has_lanes_(topology_.has_lanes()),
       timelines_(static_cast<std::size_t>(topology_.link_count())),
-      memory_(static_cast<std::size_t>(topology_.node_count())) {}
+      memory_(static_cast<std::size_t>(topology_.node_count())) {
+  tabulate_link_timings();
+}
+
+void PacketModel::tabulate_link_timings() {
+  std::map<std::pair<Rate, Time>, std::uint32_t> index;
+  for (LinkId l = 0; l < topology_.link_count(); ++l) {
+    const auto& info = topology_.link(l);
+    const auto [at, added] = index.try_emplace({info.bandwidth, info.latency}, link_timings_.size());
+    if (added) link_timings_.push_back({info.bandwidth, info.latency});
+    timelines_[static_cast<std::size_t>(l)].set_tag(at->second);
+  }
+}
 
 std::uint64_t PacketModel::allocate_message() {
   if (free_messages_.empty()) {
@@ -45,9 +60,15 @@ void PacketModel::start(const TransferRequest& request) {
   m.next_offset = 0;
   m.latest_delivery = 0;
   topology_.route(request.src, request.dst, m.route);
+  // Each link's timeline is a likely cache miss: ask for all of them at once.
+  for (LinkId l : m.route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
   m.bottleneck = INT64_MAX;
-  for (LinkId l : m.route) m.bottleneck = std::min(m.bottleneck, topology_.link(l).bandwidth);
+  for (LinkId l : m.route) m.bottleneck = std::min(m.bottleneck, timing(l).bandwidth);
   send_next_train(index);
+}
+
+void PacketModel::collect_link_busy() const {
+  for (std::size_t link = 0; link < timelines_.size(); ++link) link_busy_[link] = timelines_[link].busy();
 }
 
 void PacketModel::start_intra_node(const TransferRequest& request) {
@@ -85,24 +106,24 @@ void PacketModel::send_next_train(std::uint64_t index) {
     return;
   }
   notify(b.injected, m.request.on_injected);
-  kernel_.at(m.latest_delivery, member_callback<PacketModel, &PacketModel::finish>(this, index));
-}
-
-void PacketModel::finish(std::uint64_t index) {
-  const Callback done = messages_[index].request.on_delivered;
+  // The delivery event calls the requester itself: reading the message back then would be
+  // a cache miss. Without a callback it stays a (no-op) event, so event counts are unchanged.
+  const Callback delivered = m.request.on_delivered.fn ? m.request.on_delivered : Callback{ignore_delivery};
   free_messages_.push_back(index);
-  if (done.fn) done();
+  kernel_.at(m.latest_delivery, delivered);
 }
 
 PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end) {
   Train train{ready, ready, wire_start, wire_end, m.bottleneck,
               stream_time(wire_end, m.bottleneck) - stream_time(wire_start, m.bottleneck)};
   const auto& route = m.route;
-  // Each link's timeline is a likely cache miss: ask for all of them at once.
+  // Each link's timeline is a likely cache miss, and so are a spilled timeline's intervals:
+  // ask for all of them at once, not one hop after the other.
   for (LinkId l : route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
+  for (LinkId l : route) timelines_[static_cast<std::size_t>(l)].prefetch_intervals();
   Booking booking{};
   book_hop(route.front(), train);
-  booking.injected = train.tail - topology_.link(route.front()).latency;
+  booking.injected = train.tail - timing(route.front()).latency;
   if (topology_.routing() == topo::Routing::dimension_order) {
     for (std::size_t i = 1; i + 1 < route.size(); ++i) book_hop(route[i], train);
   } else {
@@ -113,11 +134,23 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   return booking;
 }
 
+// Without lanes there is one candidate: search its timeline once, book it, move on.
 void PacketModel::book_hop(LinkId link, Train& train) {
-  candidates_.clear();
-  if (has_lanes_) add_lanes(link, candidates_);
-  else candidates_.push_back(link);
-  book_link(candidates_, train);
+  if (has_lanes_) {
+    candidates_.clear();
+    add_lanes(link, candidates_);
+    book_link(candidates_, train);
+    return;
+  }
+  const auto index = static_cast<std::size_t>(link);
+  LinkTimeline& timeline = timelines_[index];
+  timeline.forget_before(kernel_.now());
+  const LinkTiming& info = link_timings_[timeline.tag()];
+  const Time duration = serialisation(info.bandwidth, train);
+  Time head_passes = train.head;
+  const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
+  train.head = head_passes + info.latency;
+  train.tail = end + info.latency;
 }
 
 // Minimal adaptive routing: at each router the train takes, among every productive link and
@@ -138,13 +171,11 @@ void PacketModel::add_lanes(LinkId link, std::vector<LinkId>& out) const {
   for (int k = 0; k < count; ++k) out.push_back(first + k);
 }
 
-Time PacketModel::serialisation(LinkId link, Train& train) const {
+Time PacketModel::new_serialisation(Rate rate, Train& train) const {
   // Differences of stream_time() add up exactly over a message's trains; the clamp to the
   // bottleneck's share removes a 1 ps rounding flip on faster links, so that an uncontended
   // message takes exactly the closed form.
-  const Rate rate = topology_.link(link).bandwidth;
   for (int i = 0; i < Train::kRemembered; ++i) {
-    if (train.rates[i] == rate) return train.durations[i];
     if (train.rates[i] != 0) continue;
     train.rates[i] = rate;
     train.durations[i] = std::min(stream_time(train.wire_end, rate) - stream_time(train.wire_start, rate),
@@ -163,7 +194,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   for (LinkId link : candidates) {
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
     timeline.forget_before(kernel_.now());
-    const Time duration = serialisation(link, train);
+    const Time duration = serialisation(timing(link).bandwidth, train);
     const auto plan = timeline.plan(std::max(train.head, train.tail - duration), duration);
     if (plan.end < best_plan.end) {
       best = link;
@@ -174,8 +205,8 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   LinkTimeline& timeline = timelines_[static_cast<std::size_t>(best)];
   const Time head_passes = timeline.first_idle(train.head);
   timeline.book(best_plan);
-  link_busy_[static_cast<std::size_t>(best)] += best_duration;
-  const Time latency = topology_.link(best).latency;
+  timeline.add_busy(best_duration);
+  const Time latency = timing(best).latency;
   train.head = head_passes + latency;
   train.tail = best_plan.end + latency;
   return best;

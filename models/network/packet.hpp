@@ -59,9 +59,9 @@ class PacketModel final : public NetworkModel {
     Time durations[kRemembered] = {};
   };
 
+  void collect_link_busy() const override;
   void start_intra_node(const TransferRequest& request);
   void send_next_train(std::uint64_t message_index);
-  void finish(std::uint64_t message_index);
   Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
   void book_adaptive_hops(Message& m, Train& train);
   /// Books the link (or the best of its lanes) a deterministic route takes.
@@ -71,12 +71,31 @@ class PacketModel final : public NetworkModel {
   LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
   /// `link` and its parallel lanes into `out`.
   void add_lanes(LinkId link, std::vector<LinkId>& out) const;
-  Time serialisation(LinkId link, Train& train) const;
+  /// The train's serialisation time on a link of bandwidth `rate`, remembered per rate.
+  Time serialisation(Rate rate, Train& train) const {
+    for (int i = 0; i < Train::kRemembered && train.rates[i] != 0; ++i)
+      if (train.rates[i] == rate) return train.durations[i];
+    return new_serialisation(rate, train);
+  }
+  Time new_serialisation(Rate rate, Train& train) const;
   std::uint64_t allocate_message();
+
+  /// What a booking needs of a link. Links share a few distinct pairs; each timeline's tag
+  /// indexes this table, so a hop reads one cache line (the timeline's), not also the
+  /// topology's LinkInfo.
+  struct LinkTiming {
+    Rate bandwidth;
+    Time latency;
+  };
+  const LinkTiming& timing(LinkId link) const {
+    return link_timings_[timelines_[static_cast<std::size_t>(link)].tag()];
+  }
+  void tabulate_link_timings();
 
   Bytes train_bytes_;  // payload per train, rounded down to whole packets of each transfer
   bool has_lanes_;
   std::vector<LinkTimeline> timelines_;
+  std::vector<LinkTiming> link_timings_;
   std::vector<LinkTimeline> memory_;
   std::vector<Message> messages_;
   std::vector<std::uint64_t> free_messages_;

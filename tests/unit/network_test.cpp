@@ -152,3 +152,33 @@ TEST_CASE("packet wire bytes follow the machine's format", "[network]") {
   // Additive at packet boundaries, so trains split exactly.
   CHECK(f.wire_offset(128) + (f.wire_offset(200) - f.wire_offset(128)) == f.wire_offset(200));
 }
+
+TEST_CASE("a timeline's reserve() books what first_idle(), plan() and book() would", "[network][timeline]") {
+  // Random bookings, short and long, gaps and back-to-back, on two copies of one link: the
+  // fused path must leave the same intervals and return the same instants.
+  std::uint64_t state = 12345;
+  auto next = [&state](std::uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<Time>((state >> 33) % bound);
+  };
+  for (int run = 0; run < 200; ++run) {
+    net::LinkTimeline fused, reference;
+    Time now = 0;
+    for (int step = 0; step < 300; ++step) {
+      now += next(4) == 0 ? next(50) : 0;
+      fused.forget_before(now);
+      reference.forget_before(now);
+      const Time head = now + next(120);
+      const Time from = head + (next(3) == 0 ? 0 : next(80));
+      const Time duration = next(10) == 0 ? 0 : 1 + next(40);
+      Time fused_head = head;
+      const Time fused_end = fused.reserve(fused_head, from, duration);
+      const Time reference_head = reference.first_idle(head);
+      const auto plan = reference.plan(from, duration);
+      reference.book(plan);
+      REQUIRE(fused_head == reference_head);
+      REQUIRE(fused_end == plan.end);
+      REQUIRE(fused.busy_intervals() == reference.busy_intervals());
+    }
+  }
+}
