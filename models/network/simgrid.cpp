@@ -27,9 +27,6 @@ constexpr ParamSpec kSpecs[] = {
     {"crosstraffic", ParamKind::boolean, "false", "", "", "",
      "SimGrid's network/crosstraffic: each transfer also loads the reverse route with 5 % of its size (TCP acks)",
      "assumption: off, because the packet model does not model acknowledgements either (like for like)"},
-    {"latency_factor", ParamKind::number, "1", "", "0.001", "1000",
-     "SimGrid's network/latency-factor: multiplies every route latency",
-     "assumption: 1 for a like-for-like cross-check (LV08's default 13.01 was fitted to TCP over wide-area links)"},
     {"bandwidth_factor", ParamKind::number, "1", "", "0.001", "1000",
      "SimGrid's network/bandwidth-factor: multiplies every link bandwidth available to a flow",
      "assumption: 1 for a like-for-like cross-check (LV08's default 0.97 models TCP/IP header overhead; our "
@@ -63,8 +60,8 @@ class TopologyZone final : public NetZoneImpl {
     }
     for (LinkId l = 0; l < topology_.link_count(); ++l) {
       const auto& info = topology_.link(l);
+      // No latency here: SimGrid shares the bandwidth, our kernel adds the propagation latency.
       auto* link = create_link("l" + std::to_string(l), {static_cast<double>(info.bandwidth)});
-      link->set_latency(seconds(info.latency));
       link->seal();
       links_.push_back(link);
     }
@@ -74,14 +71,10 @@ class TopologyZone final : public NetZoneImpl {
   sg4::Host* host(NodeId n) const { return hosts_[static_cast<std::size_t>(n)]; }
 
  protected:
-  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override {
+  // Route latency stays 0: see drive() for why the propagation latency is added by our kernel.
+  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* /*latency*/) override {
     topology_.route(static_cast<NodeId>(src->id()), static_cast<NodeId>(dst->id()), route_);
-    Time sum = 0;
-    for (LinkId l : route_) {
-      into->link_list_.push_back(links_[static_cast<std::size_t>(l)]->get_impl());
-      sum += topology_.link(l).latency;
-    }
-    if (latency) *latency += seconds(sum);
+    for (LinkId l : route_) into->link_list_.push_back(links_[static_cast<std::size_t>(l)]->get_impl());
   }
 
  private:
@@ -123,10 +116,6 @@ void SimgridModel::start(const TransferRequest& request) {
   const Bytes wire = format.wire_bytes(request.bytes);
   counters_.wire_bytes += wire;
   ++counters_.trains;
-  // Busy time = bytes carried / link rate, the same definition as the packet model's bookings.
-  std::vector<LinkId> route;
-  topology_.route(request.src, request.dst, route);
-  for (LinkId l : route) link_busy_[static_cast<std::size_t>(l)] += transfer_time(wire, topology_.link(l).bandwidth);
   std::uint64_t index = pending_.size();
   if (free_pending_.empty()) {
     pending_.push_back(request);
@@ -160,9 +149,16 @@ void SimgridModel::launch(std::uint64_t pending_index) {
   free_pending_.push_back(pending_index);
   const PacketFormat& format = request.format ? *request.format : machine_.packet;
   const auto wire = static_cast<std::uint64_t>(format.wire_bytes(request.bytes));
+  // Busy time = bytes carried / link rate, the same definition as the packet model's bookings.
+  topology_.route(request.src, request.dst, route_);
+  Time propagation = 0;
+  for (LinkId l : route_) {
+    link_busy_[static_cast<std::size_t>(l)] += transfer_time(static_cast<Bytes>(wire), topology_.link(l).bandwidth);
+    propagation += topology_.link(l).latency;
+  }
   auto& p = *platform_;
   p.comms.push_back(sg4::Comm::sendto_async(p.zone->host(request.src), p.zone->host(request.dst), wire));
-  p.flights.push_back({request, kernel_.now(), sg4::Engine::get_clock()});
+  p.flights.push_back({request, kernel_.now(), sg4::Engine::get_clock(), propagation});
 }
 
 namespace {
@@ -170,7 +166,8 @@ namespace {
 void configure(const SimgridOptions& o) {
   sg4::Engine::set_config("network/model:" + o.sharing);
   sg4::Engine::set_config("network/crosstraffic:" + std::string(o.crosstraffic ? "1" : "0"));
-  sg4::Engine::set_config("network/latency-factor:" + fixed(o.latency_factor));
+  // Routes carry no latency in SimGrid (our kernel adds it exactly); neutral for clarity.
+  sg4::Engine::set_config("network/latency-factor:1");
   sg4::Engine::set_config("network/bandwidth-factor:" + fixed(o.bandwidth_factor));
   // SimGrid's default timing precision is 1 ns; ours is 1 ps.
   sg4::Engine::set_config("surf/precision:1e-12");
@@ -186,12 +183,12 @@ void complete(Kernel& kernel, std::vector<sg4::CommPtr>& comms, std::vector<Simg
   flights[i] = flights.back();
   flights.pop_back();
   const Time elapsed = picoseconds(sg4::Engine::get_clock() - flight.start_seconds);
-  const Time delivered = std::max(kernel.now(), flight.start_ps + elapsed);
-  // A flow model has no separate "tail left the source" instant: local completion is reported
-  // at delivery (documented in docs/models/network.md).
-  if (flight.request.on_injected.fn) kernel.at(delivered, flight.request.on_injected);
-  if (flight.request.on_delivered.fn) kernel.at(delivered, flight.request.on_delivered);
-  kernel.run_until(delivered);
+  const Time injected = std::max(kernel.now(), flight.start_ps + elapsed);
+  // The flow's bytes crossed every link of the route at its shared rate: the tail has left
+  // the source now, and reaches the destination one propagation latency later.
+  if (flight.request.on_injected.fn) kernel.at(injected, flight.request.on_injected);
+  if (flight.request.on_delivered.fn) kernel.at(injected + flight.propagation, flight.request.on_delivered);
+  kernel.run_until(injected);
 }
 
 // The driver: our kernel's event loop, interleaved with SimGrid's clock.
@@ -218,6 +215,11 @@ void drive_loop(Kernel& kernel, std::vector<sg4::CommPtr>& comms, std::vector<Si
 
 }  // namespace
 
+// SimGrid computes each transfer's bandwidth phase (wire bytes at the max-min shared rate over
+// its route's links); our kernel adds the NIC latency before it and the route's propagation
+// latency after it, exactly. SimGrid's own order (latency, then bytes) would put the moment the
+// tail leaves the source at the very end, which a sender waiting for local completion cannot
+// learn in time; and the TCP window bound (gamma / 2 latency) vanishes with a zero latency.
 void SimgridModel::drive(Kernel& kernel) {
   xbt_log_control_set("root.thres:critical");
   platform_ = std::make_unique<Platform>();
@@ -245,7 +247,6 @@ std::unique_ptr<NetworkModel> make_simgrid_model(const ParamReader& r, Kernel& k
   SimgridOptions o;
   o.sharing = r.text("sharing");
   o.crosstraffic = r.boolean("crosstraffic");
-  o.latency_factor = r.number("latency_factor");
   o.bandwidth_factor = r.number("bandwidth_factor");
   return std::make_unique<SimgridModel>(kernel, machine, std::move(o));
 }

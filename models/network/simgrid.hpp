@@ -22,7 +22,6 @@ extern const ParamTable kSimgridModelParams;
 struct SimgridOptions {
   std::string sharing = "LV08";  // SimGrid's network/model: LV08 or CM02
   bool crosstraffic = false;     // network/crosstraffic
-  double latency_factor = 1;     // network/latency-factor
   double bandwidth_factor = 1;   // network/bandwidth-factor
 };
 
@@ -41,6 +40,7 @@ class SimgridModel final : public NetworkModel {
     TransferRequest request;
     Time start_ps = 0;          // our kernel's time when SimGrid started the transfer
     double start_seconds = 0;   // SimGrid's clock then
+    Time propagation = 0;       // sum of the route's link latencies
   };
 
  private:
@@ -53,6 +53,7 @@ class SimgridModel final : public NetworkModel {
   std::vector<std::uint64_t> free_pending_;
   struct Platform;                           // SimGrid engine, zone, hosts, in-flight comms
   std::unique_ptr<Platform> platform_;
+  std::vector<LinkId> route_;
 };
 
 }  // namespace torsim::net
