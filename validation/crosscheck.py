@@ -145,6 +145,8 @@ def main():
     args = ap.parse_args()
     sizes = [[4, 4, 4], [8, 8, 8]] + ([[16, 16, 16]] if args.full else [])
     rows, failures = [], []
+    command = "validation/crosscheck.py build/torsim" + (" --full" if args.full else "") + \
+              (f" --markdown {args.markdown}" if args.markdown else "")
     with tempfile.TemporaryDirectory() as workdir:
         latency = zero_load(args.torsim, workdir)
         for size, packet_us, simgrid_us in latency:
@@ -161,6 +163,8 @@ def main():
                 print(f"{label:32s} {row['nodes']:5d} nodes: packet {row['packet_us']:10.2f} us, "
                       f"SimGrid {row['simgrid_us']:10.2f} us ({percent(row['time_error'])}), wall "
                       f"{row['packet_wall_s']:.2f} s / {row['simgrid_wall_s']:.2f} s", flush=True)
+                if args.markdown:  # written after every row, so a long --full run keeps what it has
+                    Path(args.markdown).write_text(markdown(rows, latency, command))
                 if expected == "agree" and abs(row["time_error"]) > AGREEMENT:
                     failures.append(f"{label} on {row['nodes']} nodes: completion differs by "
                                     f"{percent(row['time_error'])}")
@@ -171,8 +175,6 @@ def main():
                     failures.append(f"{label} on {row['nodes']} nodes: per-flow throughput differs by "
                                     f"{percent(row['throughput_error'])}")
     if args.markdown:
-        command = "validation/crosscheck.py build/torsim" + (" --full" if args.full else "") + \
-                  f" --markdown {args.markdown}"
         Path(args.markdown).write_text(markdown(rows, latency, command))
     for f in failures:
         print("FAIL:", f, file=sys.stderr)
