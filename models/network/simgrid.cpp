@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
+#include <utility>
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
@@ -221,6 +222,9 @@ void drive_loop(Kernel& kernel, std::vector<sg4::CommPtr>& comms, std::vector<Si
 // tail leaves the source at the very end, which a sender waiting for local completion cannot
 // learn in time; and the TCP window bound (gamma / 2 latency) vanishes with a zero latency.
 void SimgridModel::drive(Kernel& kernel) {
+  static bool engine_used = false;  // a second engine in one process would abort
+  if (std::exchange(engine_used, true))
+    throw std::logic_error("SimGrid runs one simulation per process: run it through Simulation, which forks");
   xbt_log_control_set("root.thres:critical");
   platform_ = std::make_unique<Platform>();
   auto& p = *platform_;
