@@ -6,6 +6,7 @@
 #include "sim/bench.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <queue>
@@ -102,6 +103,63 @@ Json random_messages(std::int64_t messages_per_rank) {
   return out;
 }
 
+// One scenario on the packet model and on the SimGrid backend: wall time and messages/s of each.
+Json side_by_side(const std::string& label, Json doc) {
+  Json out{{"case", label}};
+  for (const char* model : {"packet", "simgrid"}) {
+    doc["network"] = {{"model", model}};
+    const auto start = Clock::now();
+    Simulation sim(doc, Where("bench"), 1);
+    const auto result = sim.run();
+    const double wall = seconds_since(start);
+    const auto messages = result.counters["messages"].get<double>();
+    out[model] = {{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
+                  {"simulated_time_us", to_microseconds(result.simulated_time)}};
+  }
+  out["speedup_packet_over_simgrid"] = out["simgrid"]["wall_s"].get<double>() / out["packet"]["wall_s"].get<double>();
+  return out;
+}
+
+Json with_torus(Json doc, int side, const Json& workload) {
+  for (auto& dim : doc["machine"]["topology"]["dims"]) dim["size"] = side;
+  doc["workload"] = workload;
+  return doc;
+}
+
+// The same scenarios on both backends (docs/performance.md, "Packet model vs SimGrid backend").
+Json simgrid_comparison(bool quick) {
+  const Json random = random_traffic_scenario("packet", 1);
+  Json cases = Json::array();
+  auto traffic = [](const char* pattern, const char* size, int messages) {
+    return Json{{"name", "traffic"}, {"pattern", pattern}, {"size", size}, {"messages", messages}, {"window", 4}};
+  };
+  cases.push_back(side_by_side("uniform random 4 KiB, 8x8x8, 16 per node", with_torus(random, 8, traffic("uniform_random", "4KiB", 16))));
+  cases.push_back(side_by_side("shift +1 256 KiB, 8x8x8, 4 per node", with_torus(random, 8, traffic("shift", "256KiB", 4))));
+  if (!quick)
+    cases.push_back(side_by_side("uniform random 4 KiB, 16x16x16, 4 per node",
+                                 with_torus(random, 16, traffic("uniform_random", "4KiB", 4))));
+  return cases;
+}
+
+std::string three_digits(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+void print_simgrid(const Json& cases) {
+  for (const auto& c : cases) {
+    std::cout << c["case"].get<std::string>() << ":\n";
+    for (const char* model : {"packet", "simgrid"})
+      std::cout << "  " << model << ": " << c[model]["messages"].get<double>() << " messages in "
+                << three_digits(c[model]["wall_s"].get<double>()) << " s, "
+                << three_digits(c[model]["messages_per_s"].get<double>()) << " messages/s, simulated "
+                << three_digits(c[model]["simulated_time_us"].get<double>()) << " us\n";
+    std::cout << "  packet model " << three_digits(c["speedup_packet_over_simgrid"].get<double>())
+              << "x faster (wall time ratio)\n";
+  }
+}
+
 Task<> idle_rank(rt::MessagingLayer& layer, rt::Rank r) { co_await layer.irecv(r, rt::kAnySource, rt::kAnyTag); }
 
 Json idle_rank_memory(std::int64_t ranks) {
@@ -153,14 +211,21 @@ void print_bench(const Json& r) {
 }  // namespace
 
 int command_bench(const std::vector<std::string>& args) {
-  bool quick = false;
+  bool quick = false, simgrid = false;
   std::string json_out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--quick") quick = true;
+    else if (args[i] == "--simgrid") simgrid = true;
     else if (args[i] == "--json" && i + 1 < args.size()) json_out = args[++i];
-    else throw UsageError("bench takes [--quick] [--json FILE], got '" + args[i] + "'");
+    else throw UsageError("bench takes [--quick] [--simgrid] [--json FILE], got '" + args[i] + "'");
   }
   Json r;
+  if (simgrid) {
+    r["packet_vs_simgrid"] = simgrid_comparison(quick);
+    print_simgrid(r["packet_vs_simgrid"]);
+    if (!json_out.empty()) std::ofstream(json_out) << r.dump(2) << "\n";
+    return 0;
+  }
   r["quick"] = quick;
   r["kernel"] = kernel_events(quick ? 1000000 : 10000000);
   r["random_4KiB_16x16x16"] = random_messages(quick ? 16 : 256);

@@ -52,6 +52,8 @@ class Kernel {
   /// Runs every event with time <= `limit`, then sets now to `limit` (for co-simulation).
   void run_until(Time limit);
   void stop() { stopped_ = true; }
+  /// Whether stop() ended the last run()/run_until().
+  bool stopped() const { return stopped_; }
   /// Destroys every live process and pending event. Owners of objects that processes refer
   /// to (messaging layers, workloads) call this before destroying them.
   void shutdown();

@@ -1,6 +1,12 @@
 #include "sim/simulation.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace torsim {
 
@@ -18,9 +24,13 @@ Simulation::Simulation(const Json& doc, const Where& where, std::uint64_t seed)
 Simulation::~Simulation() { kernel_->shutdown(); }
 
 PointResult Simulation::run(const std::function<void(const Kernel&)>& progress) {
+  return network_->needs_own_process() ? run_in_child(progress) : run_here(progress);
+}
+
+PointResult Simulation::run_here(const std::function<void(const Kernel&)>& progress) {
   if (progress) kernel_->set_progress_hook(1 << 16, progress);
   workload_->start(*layer_);
-  kernel_->run();
+  network_->drive(*kernel_);
   PointResult result;
   workload_->finish(result.output);
   result.simulated_time = kernel_->now();
@@ -34,6 +44,88 @@ PointResult Simulation::run(const std::function<void(const Kernel&)>& progress) 
                 {"messaging_layer", layer_->name()}};
   result.link_busy = network_->link_busy();
   return result;
+}
+
+namespace {
+
+Json to_json(const PointResult& r) {
+  Json series = Json::array();
+  for (const auto& s : r.output.series) series.push_back({{"name", s.name}, {"columns", s.columns}, {"rows", s.rows}});
+  return {{"metrics", r.output.metrics}, {"series", series},        {"counters", r.counters},
+          {"job", r.job},                {"simulated_time", r.simulated_time}, {"events", r.events},
+          {"blocked_processes", r.blocked_processes}, {"link_busy", r.link_busy}};
+}
+
+PointResult from_json(const Json& j) {
+  PointResult r;
+  r.output.metrics = j.at("metrics");
+  for (const auto& s : j.at("series"))
+    r.output.series.push_back({s.at("name").get<std::string>(), s.at("columns").get<std::vector<std::string>>(),
+                               s.at("rows").get<std::vector<std::vector<double>>>()});
+  r.counters = j.at("counters");
+  r.job = j.at("job");
+  r.simulated_time = j.at("simulated_time").get<Time>();
+  r.events = j.at("events").get<std::uint64_t>();
+  r.blocked_processes = j.at("blocked_processes").get<std::size_t>();
+  r.link_busy = j.at("link_busy").get<std::vector<Time>>();
+  return r;
+}
+
+void write_all(int fd, const std::string& text) {
+  for (std::size_t done = 0; done < text.size();) {
+    const auto n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const auto n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+// A backend that allows one simulation per process (SimGrid) runs each point in a forked
+// child, which sends the result back as JSON (doubles round-trip exactly) and exits without
+// unwinding. The parent never touches the backend's library, so sweeps and tests that run
+// several points in one process work.
+PointResult Simulation::run_in_child(const std::function<void(const Kernel&)>& progress) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(fds[0]);
+    int status = 0;
+    std::string reply;
+    try {
+      reply = "R" + to_json(run_here(progress)).dump();
+    } catch (const std::exception& e) {
+      reply = std::string("E") + e.what();
+      status = 1;
+    }
+    write_all(fds[1], reply);
+    ::close(fds[1]);
+    ::_exit(status);
+  }
+  ::close(fds[1]);
+  const std::string reply = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!reply.empty() && reply[0] == 'R') return from_json(Json::parse(reply.substr(1)));
+  if (!reply.empty() && reply[0] == 'E') throw std::runtime_error(reply.substr(1));
+  throw std::runtime_error("the " + std::string(network_->name()) + " backend's child process died (status " +
+                           std::to_string(status) + ")");
 }
 
 namespace {

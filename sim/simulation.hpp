@@ -38,6 +38,8 @@ class Simulation {
 
  private:
   Json counters_json() const;
+  PointResult run_here(const std::function<void(const Kernel&)>& progress);
+  PointResult run_in_child(const std::function<void(const Kernel&)>& progress);
 
   std::unique_ptr<Kernel> kernel_;
   Machine machine_;

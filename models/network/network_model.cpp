@@ -2,6 +2,7 @@
 
 #include "models/network/analytic.hpp"
 #include "models/network/packet.hpp"
+#include "models/network/simgrid.hpp"
 
 namespace torsim::net {
 
@@ -34,6 +35,8 @@ const std::vector<NetworkModelEntry>& network_models() {
        make_packet},
       {"analytic", "contention-free latency + size / bandwidth, for very large runs", &kAnalyticModelParams,
        make_analytic},
+      {"simgrid", "SimGrid 3.32 flow-level max-min sharing (LV08 or CM02), for cross-checks", &kSimgridModelParams,
+       make_simgrid_model},
   };
   return entries;
 }

@@ -40,6 +40,11 @@ class NetworkModel {
 
   /// Starts a transfer at the kernel's current time. The callbacks run as kernel events.
   virtual void start(const TransferRequest& request) = 0;
+  /// Runs the kernel to completion. A backend with its own clock (SimGrid) interleaves it.
+  virtual void drive(Kernel& kernel) { kernel.run(); }
+  /// Whether a simulation on this model must run in a process of its own (SimGrid: one
+  /// simulation per process). Simulation::run forks for it.
+  virtual bool needs_own_process() const { return false; }
 
   const NetworkCounters& counters() const { return counters_; }
   /// Serialisation time booked on each link so far (index: LinkId).
@@ -101,5 +106,8 @@ struct NetworkModelEntry {
 /// Every model, for the "unknown model" message and the generated docs. Other backends (the
 /// SimGrid flow model) add themselves here.
 const std::vector<NetworkModelEntry>& network_models();
+
+/// The SimGrid backend's factory (models/network/simgrid.cpp).
+std::unique_ptr<NetworkModel> make_simgrid_model(const ParamReader& r, Kernel& kernel, const Machine& machine);
 
 }  // namespace torsim::net

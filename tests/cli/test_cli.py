@@ -83,6 +83,14 @@ class BadInput(Scratch):
                                 "valid values are: pingpong")
         self.expect_input_error(dict(PINGPONG, network={"model": "packets"}), "/network/model", "valid values are")
 
+    def test_bad_simgrid_options(self):
+        self.expect_input_error(dict(PINGPONG, network={"model": "simgrid", "sharing": "TCP"}), "s.json: at /network/sharing",
+                                "valid values are: LV08, CM02")
+        self.expect_input_error(dict(PINGPONG, network={"model": "simgrid", "crosstraffic": "yes"}),
+                                "/network/crosstraffic", "expected true or false")
+        self.expect_input_error(dict(PINGPONG, network={"model": "simgrid", "train_bytes": "4KiB"}),
+                                "/network/train_bytes")
+
     def test_bad_override_is_blamed_on_the_scenario(self):
         bad = dict(PINGPONG, machine={"preset": "hopper", "node": {"cores": 0}})
         self.expect_input_error(bad, "s.json: at /machine/node/cores", "expected a value in [1, 4096]")
@@ -143,6 +151,25 @@ class Runs(Scratch):
         self.assertAlmostEqual(small[1] - small[0], 0.5, places=6)
         with open(os.path.join(out, "latency.csv")) as f:
             self.assertTrue(f.readline().startswith("machine.node.nic_latency,size_bytes"))
+
+
+    def test_simgrid_sweep_is_deterministic_and_matches_the_closed_form_at_zero_load(self):
+        # Two sweep points in one torsim process (each SimGrid point runs in its own child).
+        scenario = dict(PINGPONG, network={"model": "simgrid"},
+                        sweep={"machine.node.nic_latency": ["500ns", "1us"]})
+        path = self.write("s.json", scenario)
+        first, second = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
+        run("run", path, "--out", first, "--quiet", check=True)
+        run("run", path, "--out", second, "--quiet", check=True)
+        a, b = self.results(first), self.results(second)
+        del a["wall"], b["wall"]
+        self.assertEqual(json.dumps(a, sort_keys=True), json.dumps(b, sort_keys=True))
+        self.assertEqual([p["job"]["network_model"] for p in a["points"]], ["simgrid", "simgrid"])
+        packet = os.path.join(self.dir, "p")
+        run("run", path, "--out", packet, "--quiet", "--set", "network.model=packet", check=True)
+        for s, p in zip(a["points"], self.results(packet)["points"]):
+            for srow, prow in zip(s["series"]["latency"]["rows"], p["series"]["latency"]["rows"]):
+                self.assertAlmostEqual(srow[1], prow[1], places=5)  # 10 ps
 
 
 class Describe(unittest.TestCase):

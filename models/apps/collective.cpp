@@ -1,0 +1,65 @@
+// Collective: every rank runs `iterations` broadcasts (from rank 0) or allreduces of `size`
+// back to back, with the messaging layer's algorithms. Reports the time until the last rank
+// is done, and per operation. Small on purpose: the cross-check of the network models runs it.
+#include <algorithm>
+#include <memory>
+
+#include "models/apps/micro.hpp"
+
+namespace torsim::apps {
+namespace {
+
+constexpr ParamSpec kSpecs[] = {
+    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
+    {"operation", ParamKind::choice, "allreduce", "", "", "",
+     "bcast: from rank 0 (binomial tree by default); allreduce: recursive doubling by default", "-", "bcast|allreduce"},
+    {"size", ParamKind::size, "64KiB", "B", "0B", "1GiB", "bytes broadcast, or reduced per rank", "-"},
+    {"iterations", ParamKind::integer, "1", "", "1", "1000000", "operations run back to back", "-"},
+};
+const ParamTable kParams{"workload (name: collective)", "Back-to-back broadcasts or allreduces over all ranks.",
+                         kSpecs};
+
+class Collective final : public Workload {
+ public:
+  explicit Collective(const ParamReader& r)
+      : operation_(r.text("operation")), size_(r.size("size")), iterations_(r.integer("iterations")) {}
+
+  int minimum_ranks() const override { return 2; }
+
+  void start(rt::MessagingLayer& layer) override {
+    spawn_all(layer, [this](Comm c) { return rank(c); });
+  }
+
+  void finish(RunOutput& out) const override {
+    out.metrics["completion_time_us"] = microseconds(last_done_);
+    out.metrics["per_operation_us"] = microseconds(last_done_) / static_cast<double>(iterations_);
+    out.metrics["ranks_done"] = static_cast<double>(ranks_done_);
+  }
+
+ private:
+  Task<> rank(Comm c) {
+    for (std::int64_t i = 0; i < iterations_; ++i) {
+      if (operation_ == "bcast")
+        co_await c.bcast(0, size_);
+      else
+        co_await c.allreduce(size_);
+    }
+    last_done_ = std::max(last_done_, c.now());
+    ++ranks_done_;
+  }
+
+  std::string operation_;
+  Bytes size_;
+  std::int64_t iterations_;
+  Time last_done_ = 0;
+  std::int64_t ranks_done_ = 0;
+};
+
+}  // namespace
+
+const WorkloadEntry kCollectiveWorkload{"collective", "back-to-back broadcasts or allreduces", &kParams,
+                                        [](const ParamReader& r) -> std::unique_ptr<Workload> {
+                                          return std::make_unique<Collective>(r);
+                                        }};
+
+}  // namespace torsim::apps

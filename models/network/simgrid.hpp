@@ -1,0 +1,59 @@
+// The SimGrid backend: the same transfers on SimGrid's flow-level model (LV08 or CM02 max-min
+// sharing), for cross-checking the packet model. Every SimGrid call lives in simgrid.cpp; this
+// header exposes none of SimGrid's types.
+//
+// Our kernel keeps running the ranks (coroutines, messaging layers, workloads). SimGrid runs
+// one "driver" actor that owns our kernel's event loop and interleaves it with SimGrid's clock:
+// while transfers are in flight it waits for the first to finish or for our next event,
+// whichever comes first (see docs/models/network.md, "SimGrid backend").
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/network/link_timeline.hpp"
+#include "models/network/network_model.hpp"
+
+namespace torsim::net {
+
+extern const ParamTable kSimgridModelParams;
+
+struct SimgridOptions {
+  std::string sharing = "LV08";  // SimGrid's network/model: LV08 or CM02
+  bool crosstraffic = false;     // network/crosstraffic
+  double bandwidth_factor = 1;   // network/bandwidth-factor
+};
+
+class SimgridModel final : public NetworkModel {
+ public:
+  SimgridModel(Kernel& kernel, const Machine& machine, SimgridOptions options);
+  ~SimgridModel() override;
+  std::string_view name() const override { return "simgrid"; }
+  void start(const TransferRequest& request) override;
+  /// SimGrid allows one simulation per process: Simulation runs each point in a child.
+  bool needs_own_process() const override { return true; }
+  /// Builds the SimGrid platform and runs our kernel inside SimGrid's driver actor.
+  void drive(Kernel& kernel) override;
+
+  struct Flight {
+    TransferRequest request;
+    Time start_ps = 0;          // our kernel's time when SimGrid started the transfer
+    double start_seconds = 0;   // SimGrid's clock then
+    Time propagation = 0;       // sum of the route's link latencies
+  };
+
+ private:
+  void start_intra_node(const TransferRequest& request);
+  void launch(std::uint64_t pending_index);
+
+  SimgridOptions options_;
+  std::vector<LinkTimeline> memory_;         // per node copy engine, as in the packet model
+  std::vector<TransferRequest> pending_;     // waiting for nic_latency before SimGrid starts them
+  std::vector<std::uint64_t> free_pending_;
+  struct Platform;                           // SimGrid engine, zone, hosts, in-flight comms
+  std::unique_ptr<Platform> platform_;
+  std::vector<LinkId> route_;
+};
+
+}  // namespace torsim::net
