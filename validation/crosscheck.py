@@ -37,7 +37,7 @@ CASES = [
 ]
 
 REASONS = {
-    "backpressure": "each source sends to several destinations over different first links, one message at a "
+    "backpressure": "Each source sends to several destinations over different first links, one message at a "
                     "time (the raw layer starts the next send at local completion). The packet model has "
                     "unbounded router buffers, so a message's tail leaves the source at the injection rate "
                     "(12.48 GB/s) even when its route's bottleneck is slower (9.375 or 4.68 GB/s), and the "
@@ -46,7 +46,7 @@ REASONS = {
                     "few-KiB router buffers throttle the source the same way: the flow model is closer to "
                     "the hardware here (the packet model's documented no-backpressure limitation). Asserted: "
                     "SimGrid is the slower one.",
-    "ordering": "completion agrees but the mean per-flow throughput does not: max-min sharing gives every flow "
+    "ordering": "Completion agrees but the mean per-flow throughput does not: max-min sharing gives every flow "
                 "its bottleneck share at every instant, while the packet model serves trains in booking order "
                 "on each link (first reserved, first served), so under heavy contention some flows finish "
                 "earlier and others later with the same last finish. Real routers arbitrate round-robin per "
