@@ -1,6 +1,7 @@
 #include "models/network/network_model.hpp"
 
 #include "models/network/analytic.hpp"
+#include "models/network/link_timeline.hpp"
 #include "models/network/packet.hpp"
 #include "models/network/simgrid.hpp"
 
@@ -15,6 +16,19 @@ NetworkModel::NetworkModel(Kernel& kernel, const Machine& machine)
 
 Time NetworkModel::memcpy_time(Bytes bytes) const {
   return machine_.node.memcpy_latency + transfer_time(bytes, machine_.node.memcpy_bandwidth);
+}
+
+void NetworkModel::copy_within_node(LinkTimeline& copy_engine, const TransferRequest& request) {
+  ++counters_.intra_node_messages;
+  const Time now = kernel_.now();
+  copy_engine.forget_before(now);
+  const Time duration = transfer_time(request.bytes, machine_.node.memcpy_bandwidth);
+  const auto plan = copy_engine.plan(now, duration);
+  copy_engine.book(plan);
+  memory_busy_[static_cast<std::size_t>(request.src)] += duration;
+  const Time done = plan.end + machine_.node.memcpy_latency;
+  notify(done, request.on_injected);
+  notify(done, request.on_delivered);
 }
 
 namespace {

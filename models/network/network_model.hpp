@@ -15,6 +15,8 @@ namespace torsim::net {
 using topo::LinkId;
 using topo::NodeId;
 
+class LinkTimeline;
+
 struct TransferRequest {
   NodeId src = 0;
   NodeId dst = 0;
@@ -59,6 +61,9 @@ class NetworkModel {
  protected:
   /// Uncontended time of an intra-node transfer: latency + bytes / memcpy bandwidth.
   Time memcpy_time(Bytes bytes) const;
+  /// An intra-node transfer on the source node's copy engine, queued first come first served
+  /// behind the copies already booked there (the contended models' memcpy path).
+  void copy_within_node(LinkTimeline& copy_engine, const TransferRequest& request);
   /// For models that count busy time next to their other per-link state: copies it into
   /// link_busy_.
   virtual void collect_link_busy() const {}

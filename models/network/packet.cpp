@@ -51,7 +51,7 @@ std::uint64_t PacketModel::allocate_message() {
 void PacketModel::start(const TransferRequest& request) {
   ++counters_.messages;
   counters_.payload_bytes += request.bytes;
-  if (request.src == request.dst) return start_intra_node(request);
+  if (request.src == request.dst) return copy_within_node(memory_[static_cast<std::size_t>(request.src)], request);
   const PacketFormat& format = request.format ? *request.format : machine_.packet;
   counters_.wire_bytes += format.wire_bytes(request.bytes);
   const auto index = allocate_message();
@@ -69,20 +69,6 @@ void PacketModel::start(const TransferRequest& request) {
 
 void PacketModel::collect_link_busy() const {
   for (std::size_t link = 0; link < timelines_.size(); ++link) link_busy_[link] = timelines_[link].busy();
-}
-
-void PacketModel::start_intra_node(const TransferRequest& request) {
-  ++counters_.intra_node_messages;
-  LinkTimeline& copy_engine = memory_[static_cast<std::size_t>(request.src)];
-  const Time now = kernel_.now();
-  copy_engine.forget_before(now);
-  const Time duration = transfer_time(request.bytes, machine_.node.memcpy_bandwidth);
-  const auto plan = copy_engine.plan(now, duration);
-  copy_engine.book(plan);
-  memory_busy_[static_cast<std::size_t>(request.src)] += duration;
-  const Time done = plan.end + machine_.node.memcpy_latency;
-  notify(done, request.on_injected);
-  notify(done, request.on_delivered);
 }
 
 // Books the next train at the current time; schedules the one after it when this train has

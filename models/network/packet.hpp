@@ -60,7 +60,6 @@ class PacketModel final : public NetworkModel {
   };
 
   void collect_link_busy() const override;
-  void start_intra_node(const TransferRequest& request);
   void send_next_train(std::uint64_t message_index);
   Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
   void book_adaptive_hops(Message& m, Train& train);

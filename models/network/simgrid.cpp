@@ -112,7 +112,8 @@ SimgridModel::~SimgridModel() = default;
 void SimgridModel::start(const TransferRequest& request) {
   ++counters_.messages;
   counters_.payload_bytes += request.bytes;
-  if (request.src == request.dst) return start_intra_node(request);
+  // Intra-node transfers never reach SimGrid: the same copy engine as the packet model.
+  if (request.src == request.dst) return copy_within_node(memory_[static_cast<std::size_t>(request.src)], request);
   const PacketFormat& format = request.format ? *request.format : machine_.packet;
   const Bytes wire = format.wire_bytes(request.bytes);
   counters_.wire_bytes += wire;
@@ -127,21 +128,6 @@ void SimgridModel::start(const TransferRequest& request) {
   }
   // The NIC's latency is paid before the head enters the injection link, as in the packet model.
   kernel_.after(machine_.node.nic_latency, member_callback<SimgridModel, &SimgridModel::launch>(this, index));
-}
-
-// Same copy engine as the packet model: intra-node transfers never reach SimGrid.
-void SimgridModel::start_intra_node(const TransferRequest& request) {
-  ++counters_.intra_node_messages;
-  LinkTimeline& copy_engine = memory_[static_cast<std::size_t>(request.src)];
-  const Time now = kernel_.now();
-  copy_engine.forget_before(now);
-  const Time duration = transfer_time(request.bytes, machine_.node.memcpy_bandwidth);
-  const auto plan = copy_engine.plan(now, duration);
-  copy_engine.book(plan);
-  memory_busy_[static_cast<std::size_t>(request.src)] += duration;
-  const Time done = plan.end + machine_.node.memcpy_latency;
-  notify(done, request.on_injected);
-  notify(done, request.on_delivered);
 }
 
 // Runs as a kernel event inside the driver actor, so SimGrid's clock is at our kernel's time.

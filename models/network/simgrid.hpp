@@ -44,7 +44,6 @@ class SimgridModel final : public NetworkModel {
   };
 
  private:
-  void start_intra_node(const TransferRequest& request);
   void launch(std::uint64_t pending_index);
 
   SimgridOptions options_;
