@@ -1,6 +1,7 @@
 // Small machines and helpers shared by the unit tests.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "models/network/network_model.hpp"
@@ -32,6 +33,20 @@ inline Json torus_json(const std::vector<int>& sizes, const std::vector<std::str
 }
 
 inline Machine make_machine(const Json& machine) { return parse_machine(machine, Where("test")); }
+
+/// The closed form of an uncontended transfer between two nodes: NIC latency + link latencies
+/// + wire bytes over the bottleneck bandwidth.
+inline Time closed_form(const Machine& m, topo::NodeId src, topo::NodeId dst, Bytes bytes) {
+  std::vector<topo::LinkId> route;
+  m.topology->route(src, dst, route);
+  Time latency = m.node.nic_latency;
+  Rate bottleneck = INT64_MAX;
+  for (auto l : route) {
+    latency += m.topology->link(l).latency;
+    bottleneck = std::min(bottleneck, m.topology->link(l).bandwidth);
+  }
+  return latency + transfer_time(m.packet.wire_bytes(bytes), bottleneck);
+}
 
 /// Records when a transfer's callbacks fire.
 struct Completion {

@@ -11,20 +11,6 @@ using namespace torsim::test;
 
 namespace {
 
-// The closed form of an uncontended transfer: NIC latency + link latencies + wire bytes over
-// the bottleneck bandwidth.
-Time closed_form(const Machine& m, topo::NodeId src, topo::NodeId dst, Bytes bytes) {
-  std::vector<topo::LinkId> route;
-  m.topology->route(src, dst, route);
-  Time latency = m.node.nic_latency;
-  Rate bottleneck = INT64_MAX;
-  for (auto l : route) {
-    latency += m.topology->link(l).latency;
-    bottleneck = std::min(bottleneck, m.topology->link(l).bandwidth);
-  }
-  return latency + transfer_time(m.packet.wire_bytes(bytes), bottleneck);
-}
-
 Time run_one(const Machine& m, const char* model, Bytes train, topo::NodeId src, topo::NodeId dst, Bytes bytes) {
   Kernel k;
   Json spec{{"model", model}};

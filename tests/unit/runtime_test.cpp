@@ -30,15 +30,7 @@ struct RawJob {
   Comm comm(rt::Rank r) { return Comm(*layer, r); }
   /// One-way time of `bytes` between two ranks' nodes on an idle network.
   Time one_way(rt::Rank a, rt::Rank b, Bytes bytes) const {
-    std::vector<topo::LinkId> route;
-    machine.topology->route(job->node_of(a), job->node_of(b), route);
-    Time latency = machine.node.nic_latency;
-    Rate bottleneck = INT64_MAX;
-    for (auto l : route) {
-      latency += machine.topology->link(l).latency;
-      bottleneck = std::min(bottleneck, machine.topology->link(l).bandwidth);
-    }
-    return latency + transfer_time(machine.packet.wire_bytes(bytes), bottleneck);
+    return closed_form(machine, job->node_of(a), job->node_of(b), bytes);
   }
 };
 

@@ -17,18 +17,6 @@ using namespace torsim::test;
 
 namespace {
 
-Time closed_form(const Machine& m, topo::NodeId src, topo::NodeId dst, Bytes bytes) {
-  std::vector<topo::LinkId> route;
-  m.topology->route(src, dst, route);
-  Time latency = m.node.nic_latency;
-  Rate bottleneck = INT64_MAX;
-  for (auto l : route) {
-    latency += m.topology->link(l).latency;
-    bottleneck = std::min(bottleneck, m.topology->link(l).bandwidth);
-  }
-  return latency + transfer_time(m.packet.wire_bytes(bytes), bottleneck);
-}
-
 // Delivery time of each flow, all started at time 0 on one network, run in a forked child.
 std::vector<Time> run_together(const Machine& m, const Json& spec, const std::vector<std::array<int, 3>>& flows) {
   int fds[2];
