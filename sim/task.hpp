@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <coroutine>
 #include <cstddef>
-#include <new>
 #include <exception>
+#include <new>
 #include <optional>
 #include <utility>
 
