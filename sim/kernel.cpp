@@ -45,42 +45,7 @@ void Kernel::at(Time t, Callback cb) {
     current_.push_back({t, next_seq_++, cb});
     return;
   }
-  heap_push({t, next_seq_++, cb});
-}
-
-// A 4-ary heap: half the depth of a binary one, and a node's children share cache lines.
-void Kernel::heap_push(const Event& ev) {
-  std::size_t hole = heap_.size();
-  heap_.push_back(ev);
-  while (hole > 0) {
-    const std::size_t parent = (hole - 1) / 4;
-    if (!earlier(ev, heap_[parent])) break;
-    heap_[hole] = heap_[parent];
-    hole = parent;
-  }
-  heap_[hole] = ev;
-}
-
-Kernel::Event Kernel::heap_pop() {
-  const Event top = heap_.front();
-  const Event last = heap_.back();
-  heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n == 0) return top;
-  std::size_t hole = 0;
-  while (true) {
-    const std::size_t first = 4 * hole + 1;
-    if (first >= n) break;
-    std::size_t best = first;
-    const std::size_t end = std::min(first + 4, n);
-    for (std::size_t c = first + 1; c < end; ++c)
-      if (earlier(heap_[c], heap_[best])) best = c;
-    if (!earlier(heap_[best], last)) break;
-    heap_[hole] = heap_[best];
-    hole = best;
-  }
-  heap_[hole] = last;
-  return top;
+  future_.push({t, next_seq_++, cb});
 }
 
 void Kernel::resume_at(Time t, std::coroutine_handle<> h) { at(t, {resume_handle, h.address(), 0}); }
@@ -113,20 +78,26 @@ void Kernel::shutdown() {
     RootPromise* p = processes_;
     std::coroutine_handle<RootPromise>::from_promise(*p).destroy();  // unlinks itself
   }
-  heap_.clear();
+  future_.clear();
   current_.clear();
 }
 
-// Same-time events scheduled earlier sit in the heap with smaller sequence numbers than any in
-// `current_`, so the heap goes first while its top is at `now_`: (time, seq) order is exact.
-bool Kernel::pop_next(Event& out) {
-  if (!heap_.empty() && (current_.empty() || heap_.front().time == now_)) {
-    out = heap_pop();
+// Same-time events scheduled earlier sit in `future_` with smaller sequence numbers than any in
+// `current_`, so `future_` goes first while it holds events at `now_`: (time, seq) order is
+// exact. Those are all in its ready run, since `now_` became their time by taking one out.
+bool Kernel::pop_next(Time limit, Event& out) {
+  if (!current_.empty()) {
+    if (now_ > limit) return false;
+    if (future_.ready_at(now_)) {
+      out = future_.pop();
+      return true;
+    }
+    out = current_.front();
+    current_.pop_front();
     return true;
   }
-  if (current_.empty()) return false;
-  out = current_.front();
-  current_.pop_front();
+  if (future_.empty() || (limit != kNever && future_.min_time() > limit)) return false;
+  out = future_.pop();
   return true;
 }
 
@@ -139,7 +110,7 @@ void Kernel::dispatch(const Event& ev) {
 
 Time Kernel::next_event_time() const {
   if (!current_.empty()) return now_;
-  return heap_.empty() ? kNever : heap_.front().time;
+  return future_.empty() ? kNever : future_.min_time();
 }
 
 void Kernel::run() { run_until(kNever); }
@@ -147,7 +118,7 @@ void Kernel::run() { run_until(kNever); }
 void Kernel::run_until(Time limit) {
   stopped_ = false;
   Event ev;
-  while (!stopped_ && next_event_time() <= limit && pop_next(ev)) dispatch(ev);
+  while (!stopped_ && pop_next(limit, ev)) dispatch(ev);
   if (failure_) std::rethrow_exception(std::exchange(failure_, {}));
   if (limit != kNever && !stopped_ && limit > now_) now_ = limit;
 }

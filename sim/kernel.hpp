@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "sim/event_queue.hpp"
 #include "sim/task.hpp"
 #include "sim/time.hpp"
 
@@ -61,7 +62,7 @@ class Kernel {
   /// Time of the next event, kNever if none.
   Time next_event_time() const;
   std::uint64_t events_processed() const { return events_processed_; }
-  std::size_t pending_events() const { return heap_.size() + current_.size(); }
+  std::size_t pending_events() const { return future_.size() + current_.size(); }
   /// Processes spawned and not finished (blocked forever if no event is pending).
   std::size_t live_processes() const { return live_processes_; }
 
@@ -91,18 +92,14 @@ class Kernel {
     std::uint64_t seq;
     Callback cb;
   };
-  static bool earlier(const Event& a, const Event& b) {
-    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
-  }
-  void heap_push(const Event& ev);
-  Event heap_pop();
-  bool pop_next(Event& out);
+  /// The next event at or before `limit`, if any.
+  bool pop_next(Time limit, Event& out);
   void dispatch(const Event& ev);
 
   Time now_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_processed_ = 0;
-  std::vector<Event> heap_;         // future events, a 4-ary min-heap on (time, seq)
+  MonotoneEventQueue<Event> future_;  // events after `now_` when scheduled, in (time, seq) order
   std::deque<Event> current_;       // events scheduled for `now_` while at `now_`, in order
   bool stopped_ = false;
   std::exception_ptr failure_;

@@ -137,6 +137,22 @@ TEST_CASE("run_until stops at the limit and advances the clock", "[kernel]") {
   CHECK(order == std::vector<std::uint64_t>{1, 2});
 }
 
+TEST_CASE("looking at the next event time does not stop earlier events being scheduled", "[kernel]") {
+  Kernel k;
+  std::vector<std::uint64_t> order;
+  k.at(100, {record, &order, 1});
+  CHECK(k.next_event_time() == 100);
+  k.at(50, {record, &order, 2});
+  CHECK(k.next_event_time() == 50);
+  k.run_until(40);
+  CHECK(k.now() == 40);
+  k.at(45, {record, &order, 3});
+  k.at(100, {record, &order, 4});
+  k.run_until(100);
+  CHECK(order == std::vector<std::uint64_t>{3, 2, 1, 4});
+  CHECK(k.next_event_time() == kNever);
+}
+
 TEST_CASE("time conversions are exact integer arithmetic", "[kernel]") {
   CHECK(transfer_time(4096, 1000000000) == 4096 * kNanosecond);
   CHECK(transfer_time(1, 3) == 333333333334);  // rounded up

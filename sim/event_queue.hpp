@@ -1,0 +1,113 @@
+// The kernel's queue of future events: a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan,
+// "Faster algorithms for the shortest path problem", J. ACM 37(2), 1990) keyed on event time.
+//
+// It relies on what a discrete-event kernel guarantees: no event is scheduled before the last
+// one taken out (time never goes back), and sequence numbers grow with every push. Looking
+// at the earliest time (min_time) does not count as taking out: a kernel may look ahead and
+// then schedule something earlier. Bucket b
+// holds the events whose time first differs from the last time taken out at bit b-1 (bucket 0:
+// equal to it). A push is an append; taking out the minimum empties the lowest non-empty
+// bucket into lower ones around its earliest time, so an event moves a few times in all
+// instead of sifting through log(n) levels of a heap on every push and pop. Events of equal
+// time leave in sequence order, so the order is exactly (time, seq), as a heap's would be.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace torsim {
+
+/// `Event` has an integer `time` (>= 0) and an unsigned `seq`.
+template <class Event>
+class MonotoneEventQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+
+  /// `ev.time` must be at or after the last time taken out, `ev.seq` above every earlier push's.
+  void push(const Event& ev) {
+    const int b = bucket_of(ev.time);
+    if (b == 0) ready_.push_back(ev);  // the latest sequence number: the end of the ready run
+    else {
+      buckets_[b].push_back(ev);
+      non_empty_ |= std::uint64_t{1} << b;
+    }
+    ++size_;
+  }
+
+  /// The earliest event's time (the queue must not be empty). Does not reorganise anything:
+  /// the caller may still push events before it.
+  std::int64_t min_time() const {
+    if (next_ready_ < ready_.size()) return ready_[next_ready_].time;
+    const auto& lowest = buckets_[std::countr_zero(non_empty_)];
+    return earliest(lowest)->time;
+  }
+
+  /// Whether the earliest event is in the ready run at time `t`: after taking out an event
+  /// at t, every other event at t is there (a kernel's check for same-time events).
+  bool ready_at(std::int64_t t) const { return next_ready_ < ready_.size() && ready_[next_ready_].time == t; }
+
+  /// Takes out the earliest event (smallest (time, seq)); the queue must not be empty. Later
+  /// pushes must be at or after its time.
+  Event pop() {
+    if (next_ready_ == ready_.size()) refill();
+    --size_;
+    return ready_[next_ready_++];
+  }
+
+  void clear() {
+    for (auto& bucket : buckets_) bucket.clear();
+    ready_.clear();
+    next_ready_ = 0;
+    non_empty_ = 0;
+    size_ = 0;
+  }
+
+ private:
+  static constexpr int kBuckets = 64;  // times are non-negative int64: differences fit in 63 bits
+
+  int bucket_of(std::int64_t time) const {
+    const auto differing = static_cast<std::uint64_t>(time) ^ static_cast<std::uint64_t>(last_);
+    return differing == 0 ? 0 : 64 - std::countl_zero(differing);
+  }
+
+  // The ready run is used up: the lowest non-empty bucket's earliest time becomes the new
+  // reference, its events at that time the new ready run and the others spread into lower
+  // buckets (the radix-heap invariant keeps every higher bucket valid).
+  static typename std::vector<Event>::const_iterator earliest(const std::vector<Event>& bucket) {
+    return std::min_element(bucket.begin(), bucket.end(), [](const Event& x, const Event& y) { return x.time < y.time; });
+  }
+
+  void refill() {
+    ready_.clear();
+    next_ready_ = 0;
+    const int b = std::countr_zero(non_empty_);
+    auto& source = buckets_[b];
+    last_ = earliest(source)->time;
+    for (const Event& ev : source) {
+      const int to = bucket_of(ev.time);
+      if (to == 0) ready_.push_back(ev);
+      else {
+        buckets_[to].push_back(ev);
+        non_empty_ |= std::uint64_t{1} << to;
+      }
+    }
+    source.clear();
+    non_empty_ &= ~(std::uint64_t{1} << b);
+    // Within a bucket, events moved down from higher buckets and events pushed directly
+    // interleave: restore sequence order (the run is almost always one or two events).
+    if (ready_.size() > 1)
+      std::sort(ready_.begin(), ready_.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; });
+  }
+
+  std::vector<Event> buckets_[kBuckets];
+  std::vector<Event> ready_;  // events at time last_, in sequence order from next_ready_
+  std::size_t next_ready_ = 0;
+  std::uint64_t non_empty_ = 0;  // bit b: buckets_[b] holds events (b >= 1)
+  std::int64_t last_ = 0;        // the time of the last refill: every event is at or after it
+  std::size_t size_ = 0;
+};
+
+}  // namespace torsim

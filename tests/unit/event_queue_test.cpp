@@ -1,0 +1,80 @@
+#include <catch2/catch.hpp>
+
+#include <queue>
+#include <tuple>
+#include <vector>
+
+#include "sim/event_queue.hpp"
+#include "sim/random.hpp"
+
+using namespace torsim;
+
+namespace {
+
+struct TestEvent {
+  std::int64_t time;
+  std::uint64_t seq;
+  bool operator>(const TestEvent& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
+};
+
+using ReferenceQueue = std::priority_queue<TestEvent, std::vector<TestEvent>, std::greater<>>;
+
+// Pushes and pops as a kernel does (never before the last time taken out), on the radix heap
+// and on a binary heap; every pop must agree. `spread` bounds how far ahead an event goes.
+void run_against_reference(std::uint64_t seed, std::int64_t spread, int operations, std::int64_t start = 0) {
+  Rng rng(seed);
+  MonotoneEventQueue<TestEvent> queue;
+  ReferenceQueue reference;
+  std::uint64_t seq = 0;
+  std::int64_t now = start;
+  for (int i = 0; i < operations; ++i) {
+    const bool push = reference.empty() || rng.below(100) < 52;
+    if (push) {
+      // A third of the pushes land exactly on `now`: ties must leave in sequence order.
+      const std::int64_t ahead = rng.below(3) == 0 ? 0 : static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(spread)));
+      const TestEvent ev{now + ahead, seq++};
+      queue.push(ev);
+      reference.push(ev);
+    } else {
+      const TestEvent expected = reference.top();
+      reference.pop();
+      REQUIRE(queue.min_time() == expected.time);
+      const TestEvent got = queue.pop();
+      REQUIRE(got.time == expected.time);
+      REQUIRE(got.seq == expected.seq);
+      now = got.time;
+    }
+    REQUIRE(queue.size() == reference.size());
+  }
+  while (!reference.empty()) {
+    const TestEvent got = queue.pop();
+    REQUIRE(got.seq == reference.top().seq);
+    reference.pop();
+  }
+  CHECK(queue.empty());
+}
+
+}  // namespace
+
+TEST_CASE("the radix event queue pops in (time, seq) order like a binary heap", "[kernel]") {
+  run_against_reference(1, 4, 200000);             // mostly ties
+  run_against_reference(2, 1000, 200000);          // dense
+  run_against_reference(3, 1'000'000'000, 200000); // sparse, many buckets
+  run_against_reference(4, std::int64_t{1} << 40, 200000, (std::int64_t{1} << 62) + 12345);  // high bits set
+}
+
+TEST_CASE("the radix event queue is reusable after clear", "[kernel]") {
+  MonotoneEventQueue<TestEvent> queue;
+  queue.push({10, 0});
+  queue.push({5, 1});
+  CHECK(queue.pop().time == 5);
+  queue.clear();
+  CHECK(queue.empty());
+  queue.push({7, 2});
+  queue.push({7, 3});
+  queue.push({6, 4});
+  CHECK(queue.pop().seq == 4);
+  CHECK(queue.pop().seq == 2);
+  CHECK(queue.pop().seq == 3);
+  CHECK(queue.empty());
+}
