@@ -1,18 +1,24 @@
-// Each figure is measured next to a baseline run in the same process, so ratios stay
-// meaningful on a loaded or different machine:
+// Each figure is measured next to a baseline run in the same benchmark, so ratios stay
+// meaningful on a loaded or different machine. Every measurement runs in a child process of
+// its own, forked from a parent that has simulated nothing: one measurement's heap (freed
+// frames, fragmented bins) would otherwise slow the next one down, and then the order of
+// the measurements would decide the figures.
 //  - kernel events/s vs a bare std::priority_queue doing the same pushes and pops;
 //  - random 4 KiB messages/s on a 16x16x16 torus, packet model vs the analytic model;
 //  - bytes per idle rank at 1 M ranks, from the resident set before and after spawning them.
 #include "sim/bench.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <queue>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "sim/child_process.hpp"
 #include "sim/error.hpp"
 #include "sim/output.hpp"
 #include "sim/random.hpp"
@@ -33,11 +39,15 @@ long resident_bytes() {
   return pages_resident * sysconf(_SC_PAGESIZE);
 }
 
+// The largest peak of this process and the measurements' child processes.
 long peak_resident_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss * 1024L;
+  rusage self{}, children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  return std::max(self.ru_maxrss, children.ru_maxrss) * 1024L;
 }
+
+Json in_child(const std::function<Json()>& measurement) { return run_in_child_process(measurement, "the benchmark"); }
 
 Task<> hop_forever(Kernel& k, std::uint64_t seed, std::int64_t steps) {
   Rng rng(seed);
@@ -88,15 +98,17 @@ Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) 
 Json random_messages(std::int64_t messages_per_rank) {
   Json out;
   for (const char* model : {"packet", "analytic"}) {
-    Json doc = random_traffic_scenario(model, messages_per_rank);
-    const auto start = Clock::now();
-    Simulation sim(doc, Where("bench"), 1);
-    const auto result = sim.run();
-    const double wall = seconds_since(start);
-    const double messages = result.output.metrics["messages_delivered"].get<double>();
-    out[model] = {{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
+    out[model] = in_child([&] {
+      Json doc = random_traffic_scenario(model, messages_per_rank);
+      const auto start = Clock::now();
+      Simulation sim(doc, Where("bench"), 1);
+      const auto result = sim.run();
+      const double wall = seconds_since(start);
+      const double messages = result.output.metrics["messages_delivered"].get<double>();
+      return Json{{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
                   {"events", result.events}, {"events_per_s", static_cast<double>(result.events) / wall},
                   {"simulated_time_us", to_microseconds(result.simulated_time)}};
+    });
   }
   out["ratio_packet_to_analytic"] =
       out["packet"]["messages_per_s"].get<double>() / out["analytic"]["messages_per_s"].get<double>();
@@ -108,13 +120,15 @@ Json side_by_side(const std::string& label, Json doc) {
   Json out{{"case", label}};
   for (const char* model : {"packet", "simgrid"}) {
     doc["network"] = {{"model", model}};
-    const auto start = Clock::now();
-    Simulation sim(doc, Where("bench"), 1);
-    const auto result = sim.run();
-    const double wall = seconds_since(start);
-    const auto messages = result.counters["messages"].get<double>();
-    out[model] = {{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
+    out[model] = in_child([&] {
+      const auto start = Clock::now();
+      Simulation sim(doc, Where("bench"), 1);
+      const auto result = sim.run();
+      const double wall = seconds_since(start);
+      const auto messages = result.counters["messages"].get<double>();
+      return Json{{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
                   {"simulated_time_us", to_microseconds(result.simulated_time)}};
+    });
   }
   out["speedup_packet_over_simgrid"] = out["simgrid"]["wall_s"].get<double>() / out["packet"]["wall_s"].get<double>();
   return out;
@@ -227,9 +241,9 @@ int command_bench(const std::vector<std::string>& args) {
     return 0;
   }
   r["quick"] = quick;
-  r["kernel"] = kernel_events(quick ? 1000000 : 10000000);
+  r["kernel"] = in_child([&] { return kernel_events(quick ? 1000000 : 10000000); });
   r["random_4KiB_16x16x16"] = random_messages(quick ? 16 : 256);
-  r["idle_ranks"] = idle_rank_memory(quick ? 65536 : 1048576);
+  r["idle_ranks"] = in_child([&] { return idle_rank_memory(quick ? 65536 : 1048576); });
   r["peak_resident_MB"] = static_cast<double>(peak_resident_bytes()) / 1e6;
   print_bench(r);
   if (!json_out.empty()) std::ofstream(json_out) << r.dump(2) << "\n";
