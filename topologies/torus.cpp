@@ -91,8 +91,7 @@ inline Torus::Step Torus::step(std::size_t dim, int from, int to) const {
 // Pure coordinate arithmetic: the next router is computed, not read from the link table.
 // The steps are counted first so that the route is written in place, without push_back.
 void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
-  out.clear();
-  if (src == dst) return;
+  if (src == dst) return out.clear();
   RouterId at = router_of(src);
   const RouterId target = router_of(dst);
   Step steps[6];  // at most 6 dimensions (make_torus)
@@ -101,17 +100,30 @@ void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
     steps[d] = step(d, coordinate(at, d), coordinate(target, d));
     hops += static_cast<std::size_t>(steps[d].count);
   }
-  out.resize(hops + 2);
+  out.resize(hops + 2);  // from the last route's length: no clear(), so little to zero-fill
   LinkId* next_link = out.data();
   *next_link++ = injection_link(src);
+  // Everything the walk needs is in locals: the link stores are ints, and so are the
+  // dimension fields, so the compiler would otherwise reload those after every store.
+  const LinkId* const ports = ports_.data();
+  const std::size_t ports_per_router = dims_.size() * 2;
   for (std::size_t d = 0; d < dims_.size(); ++d) {
+    const int count = steps[d].count;
+    if (count == 0) continue;
     const int size = dims_[d].size;
-    const int direction = steps[d].direction;
-    for (int i = 0, c = coordinate(at, d); i < steps[d].count; ++i) {
-      *next_link++ = port(at, d, direction);
-      const int next = c + direction == size ? 0 : (c + direction < 0 ? size - 1 : c + direction);
-      at += (next - c) * stride_[d];
-      c = next;
+    const RouterId stride = stride_[d];
+    const RouterId wrap = (size - 1) * stride;
+    const std::size_t slot = d * 2 + (steps[d].direction < 0 ? 1 : 0);
+    int c = coordinate(at, d);
+    for (int i = 0; i < count; ++i) {
+      *next_link++ = ports[static_cast<std::size_t>(at) * ports_per_router + slot];
+      if (steps[d].direction > 0) {
+        if (++c == size) c = 0, at -= wrap;
+        else at += stride;
+      } else {
+        if (c-- == 0) c = size - 1, at += wrap;
+        else at -= stride;
+      }
     }
   }
   *next_link = ejection_link(dst);
