@@ -132,7 +132,7 @@ void PacketModel::book_hop(LinkId link, Train& train) {
   LinkTimeline& timeline = timelines_[index];
   timeline.forget_before(kernel_.now());
   const LinkTiming& info = link_timings_[timeline.tag()];
-  const Time duration = serialisation(info.bandwidth, train);
+  const Time duration = serialisation(timeline.tag(), train);
   Time head_passes = train.head;
   const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
   train.head = head_passes + info.latency;
@@ -157,18 +157,15 @@ void PacketModel::add_lanes(LinkId link, std::vector<LinkId>& out) const {
   for (int k = 0; k < count; ++k) out.push_back(first + k);
 }
 
-Time PacketModel::new_serialisation(Rate rate, Train& train) const {
+Time PacketModel::new_serialisation(std::uint32_t tag, Train& train) const {
   // Differences of stream_time() add up exactly over a message's trains; the clamp to the
   // bottleneck's share removes a 1 ps rounding flip on faster links, so that an uncontended
   // message takes exactly the closed form.
-  for (int i = 0; i < Train::kRemembered; ++i) {
-    if (train.rates[i] != 0) continue;
-    train.rates[i] = rate;
-    train.durations[i] = std::min(stream_time(train.wire_end, rate) - stream_time(train.wire_start, rate),
-                                  train.bottleneck_share);
-    return train.durations[i];
-  }
-  return std::min(stream_time(train.wire_end, rate) - stream_time(train.wire_start, rate), train.bottleneck_share);
+  const Rate rate = link_timings_[tag].bandwidth;
+  const Time duration = std::min(stream_time(train.wire_end, rate) - stream_time(train.wire_start, rate),
+                                 train.bottleneck_share);
+  if (tag < Train::kRemembered) train.durations[tag] = duration;
+  return duration;
 }
 
 // Among the candidates (lanes, or adaptive routing's options), the link that would finish the
@@ -180,7 +177,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   for (LinkId link : candidates) {
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
     timeline.forget_before(kernel_.now());
-    const Time duration = serialisation(timing(link).bandwidth, train);
+    const Time duration = serialisation(timeline.tag(), train);
     const auto plan = timeline.plan(std::max(train.head, train.tail - duration), duration);
     if (plan.end < best_plan.end) {
       best = link;

@@ -52,11 +52,10 @@ class PacketModel final : public NetworkModel {
     Bytes wire_start, wire_end;
     Rate bottleneck;
     Time bottleneck_share;  // serialisation at the bottleneck bandwidth
-    // Serialisation by link bandwidth: a route has few distinct bandwidths, and each costs
-    // two 128-bit divisions.
-    static constexpr int kRemembered = 4;
-    Rate rates[kRemembered] = {};
-    Time durations[kRemembered] = {};
+    // Serialisation by link timing tag (a machine has a handful of distinct link timings),
+    // computed on first use: each costs two divisions. -1: not computed yet.
+    static constexpr std::uint32_t kRemembered = 8;
+    Time durations[kRemembered] = {-1, -1, -1, -1, -1, -1, -1, -1};
   };
 
   void collect_link_busy() const override;
@@ -70,13 +69,13 @@ class PacketModel final : public NetworkModel {
   LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
   /// `link` and its parallel lanes into `out`.
   void add_lanes(LinkId link, std::vector<LinkId>& out) const;
-  /// The train's serialisation time on a link of bandwidth `rate`, remembered per rate.
-  Time serialisation(Rate rate, Train& train) const {
-    for (int i = 0; i < Train::kRemembered && train.rates[i] != 0; ++i)
-      if (train.rates[i] == rate) return train.durations[i];
-    return new_serialisation(rate, train);
+  /// The train's serialisation time on a link of timing `tag` (an index to link_timings_),
+  /// remembered per tag.
+  Time serialisation(std::uint32_t tag, Train& train) const {
+    if (tag < Train::kRemembered && train.durations[tag] >= 0) return train.durations[tag];
+    return new_serialisation(tag, train);
   }
-  Time new_serialisation(Rate rate, Train& train) const;
+  Time new_serialisation(std::uint32_t tag, Train& train) const;
   std::uint64_t allocate_message();
 
   /// What a booking needs of a link. Links share a few distinct pairs; each timeline's tag
