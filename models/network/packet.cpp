@@ -24,6 +24,7 @@ PacketModel::PacketModel(Kernel& kernel, const Machine& machine, Bytes train_byt
       train_bytes_(train_bytes),
       has_lanes_(topology_.has_lanes()),
       timelines_(static_cast<std::size_t>(topology_.link_count())),
+      spilled_hints_(timelines_.size(), nullptr),
       memory_(static_cast<std::size_t>(topology_.node_count())) {
   tabulate_link_timings();
 }
@@ -35,6 +36,7 @@ void PacketModel::tabulate_link_timings() {
     const auto [at, added] = index.try_emplace({info.bandwidth, info.latency}, link_timings_.size());
     if (added) link_timings_.push_back({info.bandwidth, info.latency});
     timelines_[static_cast<std::size_t>(l)].set_tag(at->second);
+    timing_tags_.push_back(at->second);
   }
 }
 
@@ -60,11 +62,28 @@ void PacketModel::start(const TransferRequest& request) {
   m.next_offset = 0;
   m.latest_delivery = 0;
   topology_.route(request.src, request.dst, m.route);
-  // Each link's timeline is a likely cache miss: ask for all of them at once.
-  for (LinkId l : m.route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
+  prefetch_route(m.route);
   m.bottleneck = INT64_MAX;
-  for (LinkId l : m.route) m.bottleneck = std::min(m.bottleneck, timing(l).bandwidth);
+  // From the compact tag array, not the timelines: the booking can start on the first
+  // link's timeline while the others are still on their way.
+  for (LinkId l : m.route)
+    m.bottleneck = std::min(m.bottleneck, link_timings_[timing_tags_[static_cast<std::size_t>(l)]].bandwidth);
   send_next_train(index);
+}
+
+// Each link's timeline is a likely cache miss, and so is a spilled timeline's interval array,
+// whose address is in the timeline: without the hints the arrays would be a second wave of
+// misses after the first, for almost every message (a third of the hops find a spilled
+// timeline under saturation). Ask for all of them at once.
+void PacketModel::prefetch_route(const std::vector<LinkId>& route) const {
+  for (LinkId l : route) {
+    const auto index = static_cast<std::size_t>(l);
+    __builtin_prefetch(&timelines_[index]);
+    if (const char* intervals = spilled_hints_[index]) {
+      __builtin_prefetch(intervals);
+      __builtin_prefetch(intervals + 64);
+    }
+  }
 }
 
 void PacketModel::collect_link_busy() const {
@@ -103,40 +122,36 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   Train train{ready, ready, wire_start, wire_end, m.bottleneck,
               stream_time(wire_end, m.bottleneck) - stream_time(wire_start, m.bottleneck)};
   const auto& route = m.route;
-  // Each link's timeline is a likely cache miss, and so are a spilled timeline's intervals:
-  // ask for all of them at once, not one hop after the other.
-  for (LinkId l : route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
-  for (LinkId l : route) timelines_[static_cast<std::size_t>(l)].prefetch_intervals();
+  if (wire_start > 0) prefetch_route(route);  // the first train's links were asked for by start()
   Booking booking{};
-  book_hop(route.front(), train);
-  booking.injected = train.tail - timing(route.front()).latency;
-  if (topology_.routing() == topo::Routing::dimension_order) {
-    for (std::size_t i = 1; i + 1 < route.size(); ++i) book_hop(route[i], train);
+  if (has_lanes_) {
+    book_lanes(route.front(), train);
+    booking.injected = train.tail - timing(route.front()).latency;
+    if (topology_.routing() == topo::Routing::dimension_order) {
+      for (std::size_t i = 1; i + 1 < route.size(); ++i) book_lanes(route[i], train);
+    } else {
+      book_adaptive_hops(m, train);
+    }
+    book_lanes(route.back(), train);
   } else {
-    book_adaptive_hops(m, train);
+    // The hot loop: one link per hop, booked inline.
+    book_hop(route.front(), train);
+    booking.injected = train.tail - timing(route.front()).latency;
+    if (topology_.routing() == topo::Routing::dimension_order) {
+      for (std::size_t i = 1; i + 1 < route.size(); ++i) book_hop(route[i], train);
+    } else {
+      book_adaptive_hops(m, train);
+    }
+    book_hop(route.back(), train);
   }
-  book_hop(route.back(), train);
   booking.delivered = train.tail;
   return booking;
 }
 
-// Without lanes there is one candidate: search its timeline once, book it, move on.
-void PacketModel::book_hop(LinkId link, Train& train) {
-  if (has_lanes_) {
-    candidates_.clear();
-    add_lanes(link, candidates_);
-    book_link(candidates_, train);
-    return;
-  }
-  const auto index = static_cast<std::size_t>(link);
-  LinkTimeline& timeline = timelines_[index];
-  timeline.forget_before(kernel_.now());
-  const LinkTiming& info = link_timings_[timeline.tag()];
-  const Time duration = serialisation(timeline.tag(), train);
-  Time head_passes = train.head;
-  const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
-  train.head = head_passes + info.latency;
-  train.tail = end + info.latency;
+void PacketModel::book_lanes(LinkId link, Train& train) {
+  candidates_.clear();
+  add_lanes(link, candidates_);
+  book_link(candidates_, train);
 }
 
 // Minimal adaptive routing: at each router the train takes, among every productive link and
@@ -177,6 +192,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   for (LinkId link : candidates) {
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
     timeline.forget_before(kernel_.now());
+    spilled_hints_[static_cast<std::size_t>(link)] = timeline.spilled_intervals();
     const Time duration = serialisation(timeline.tag(), train);
     const auto plan = timeline.plan(std::max(train.head, train.tail - duration), duration);
     if (plan.end < best_plan.end) {
@@ -189,6 +205,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   const Time head_passes = timeline.first_idle(train.head);
   timeline.book(best_plan);
   timeline.add_busy(best_duration);
+  spilled_hints_[static_cast<std::size_t>(best)] = timeline.spilled_intervals();
   const Time latency = timing(best).latency;
   train.head = head_passes + latency;
   train.tail = best_plan.end + latency;

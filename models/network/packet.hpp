@@ -60,10 +60,26 @@ class PacketModel final : public NetworkModel {
 
   void collect_link_busy() const override;
   void send_next_train(std::uint64_t message_index);
+  void prefetch_route(const std::vector<LinkId>& route) const;
   Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
   void book_adaptive_hops(Message& m, Train& train);
-  /// Books the link (or the best of its lanes) a deterministic route takes.
-  void book_hop(LinkId link, Train& train);
+  /// Books the one link a deterministic route takes (no lanes): searches its timeline once.
+  /// Inline: it runs for every hop of every train.
+  [[gnu::always_inline]] void book_hop(LinkId link, Train& train) {
+    const auto index = static_cast<std::size_t>(link);
+    LinkTimeline& timeline = timelines_[index];
+    timeline.forget_before(kernel_.now());
+    const std::uint32_t tag = timeline.tag();
+    const Time duration = serialisation(tag, train);
+    Time head_passes = train.head;
+    const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
+    spilled_hints_[index] = timeline.spilled_intervals();
+    const Time latency = link_timings_[tag].latency;
+    train.head = head_passes + latency;
+    train.tail = end + latency;
+  }
+  /// Books the best of the link's lanes.
+  void book_lanes(LinkId link, Train& train);
   /// Books the earliest window among the candidate links (ties: first candidate), advances
   /// the train past it, and returns the link used.
   LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
@@ -93,7 +109,12 @@ class PacketModel final : public NetworkModel {
   Bytes train_bytes_;  // payload per train, rounded down to whole packets of each transfer
   bool has_lanes_;
   std::vector<LinkTimeline> timelines_;
+  /// Per link, where its timeline's spilled intervals start (null when inline), as of its
+  /// last booking (every change to a timeline is a booking): start() prefetches them with
+  /// the timelines.
+  std::vector<const char*> spilled_hints_;
   std::vector<LinkTiming> link_timings_;
+  std::vector<std::uint32_t> timing_tags_;  // per link, as in its timeline's tag
   std::vector<LinkTimeline> memory_;
   std::vector<Message> messages_;
   std::vector<std::uint64_t> free_messages_;
