@@ -31,24 +31,15 @@ namespace {
 
 Kernel::RootPromise::Root run_process(Task<> process) { co_await process; }
 
-void resume_handle(void* address, std::uint64_t) {
-  std::coroutine_handle<>::from_address(address).resume();
-}
-
 }  // namespace
+
+void Kernel::resume_handle(void* address, std::uint64_t) { std::coroutine_handle<>::from_address(address).resume(); }
 
 Kernel::~Kernel() { shutdown(); }
 
-void Kernel::at(Time t, Callback cb) {
-  if (t < now_) throw std::logic_error("event scheduled in the past at t=" + std::to_string(t));
-  if (t == now_) {
-    current_.push_back({t, next_seq_++, cb});
-    return;
-  }
-  future_.push({t, next_seq_++, cb});
+void Kernel::scheduled_in_the_past(Time t) {
+  throw std::logic_error("event scheduled in the past at t=" + std::to_string(t));
 }
-
-void Kernel::resume_at(Time t, std::coroutine_handle<> h) { at(t, {resume_handle, h.address(), 0}); }
 
 void Kernel::spawn(Task<> process) {
   auto root = run_process(std::move(process));

@@ -40,9 +40,14 @@ class Kernel {
   Time now() const { return now_; }
 
   /// Schedules `cb` at absolute time `t` (>= now). Same-time events run in insertion order.
-  void at(Time t, Callback cb);
+  /// Inline: every message schedules a few events, and the call cost as much as the push.
+  void at(Time t, Callback cb) {
+    if (t > now_) future_.push({t, next_seq_++, cb});
+    else if (t == now_) current_.push_back({t, next_seq_++, cb});
+    else scheduled_in_the_past(t);
+  }
   void after(Time delay, Callback cb) { at(now_ + delay, cb); }
-  void resume_at(Time t, std::coroutine_handle<> h);
+  void resume_at(Time t, std::coroutine_handle<> h) { at(t, {resume_handle, h.address(), 0}); }
   void resume_now(std::coroutine_handle<> h) { resume_at(now_, h); }
 
   /// Starts a simulated process at the current time. The kernel owns it until it finishes.
@@ -92,6 +97,8 @@ class Kernel {
     std::uint64_t seq;
     Callback cb;
   };
+  static void resume_handle(void* address, std::uint64_t);
+  [[noreturn]] static void scheduled_in_the_past(Time t);
   /// The next event at or before `limit`, if any.
   bool pop_next(Time limit, Event& out);
   void dispatch(const Event& ev);

@@ -75,7 +75,8 @@ struct PromiseBase {
 
 }  // namespace detail
 
-/// A lazily started coroutine that yields a T to whoever co_awaits it.
+/// A lazily started coroutine that yields a T to whoever co_awaits it; or, made by ready(), a
+/// value already there (no coroutine frame).
 template <class T>
 class [[nodiscard]] Task {
  public:
@@ -89,30 +90,41 @@ class [[nodiscard]] Task {
   };
   using Handle = std::coroutine_handle<promise_type>;
 
-  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  /// A finished task holding `value`: for operations that complete when called (no suspension
+  /// point), which would otherwise allocate a coroutine frame per call just to return a value.
+  /// Unlike a coroutine, the work is done when the task is made, not when it is awaited.
+  static Task ready(T value) { return Task(std::move(value)); }
+
+  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})), ready_(std::move(other.ready_)) {}
   Task& operator=(Task&& other) noexcept {
-    if (this != &other) reset(std::exchange(other.handle_, {}));
+    if (this != &other) {
+      reset(std::exchange(other.handle_, {}));
+      ready_ = std::move(other.ready_);
+    }
     return *this;
   }
   ~Task() { reset({}); }
 
-  bool await_ready() const noexcept { return false; }
+  bool await_ready() const noexcept { return !handle_; }
   std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
     handle_.promise().continuation = awaiting;
     return handle_;
   }
   T await_resume() {
+    if (!handle_) return std::move(*ready_);
     handle_.promise().rethrow_if_failed();
     return std::move(*handle_.promise().value);
   }
 
  private:
   explicit Task(Handle h) : handle_(h) {}
+  explicit Task(T&& value) : ready_(std::move(value)) {}
   void reset(Handle h) {
     if (handle_) handle_.destroy();
     handle_ = h;
   }
   Handle handle_;
+  std::optional<T> ready_;  // the value of a task made by ready()
 };
 
 template <>

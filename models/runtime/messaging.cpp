@@ -8,6 +8,7 @@ MessagingLayer::MessagingLayer(Job& job)
     : job_(job),
       requests_(job.kernel),
       ranks_(static_cast<std::size_t>(job.size())),
+      running_handlers_(static_cast<std::size_t>(job.size()), false),
       cpu_free_(static_cast<std::size_t>(job.size()), 0) {}
 
 Time MessagingLayer::occupy_cpu(Rank r, Time duration) {
@@ -75,13 +76,13 @@ HandlerId MessagingLayer::register_handler(InstantHandler handler) {
 }
 
 void MessagingLayer::deliver_am(HandlerId handler, const Envelope& envelope) {
-  RankQueues& q = ranks_[static_cast<std::size_t>(envelope.dst)];
+  const auto dst = static_cast<std::size_t>(envelope.dst);
   const Handler& h = handlers_[handler];
-  if (h.instant && !q.running_handlers && handler_overhead(envelope.dst) == 0)
+  if (h.instant && !running_handlers_[dst] && handler_overhead(envelope.dst) == 0)
     return h.instant(Comm(*this, envelope.dst), envelope);
-  q.active_messages.push_back({handler, envelope});
-  if (q.running_handlers) return;
-  q.running_handlers = true;
+  ranks_[dst].active_messages.push_back({handler, envelope});
+  if (running_handlers_[dst]) return;
+  running_handlers_[dst] = true;
   kernel().spawn(run_handlers(envelope.dst));
 }
 
@@ -95,7 +96,7 @@ Task<> MessagingLayer::run_handlers(Rank self) {
     if (h.instant) h.instant(Comm(*this, self), am.envelope);
     else co_await h.coroutine(Comm(*this, self), am.envelope);
   }
-  q.running_handlers = false;
+  running_handlers_[static_cast<std::size_t>(self)] = false;
 }
 
 // Notified puts: data first, then a zero-byte message the target's wait_notify consumes.

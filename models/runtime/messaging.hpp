@@ -129,12 +129,14 @@ class MessagingLayer {
     Fifo<PostedReceive> posted;
     Fifo<Unexpected> unexpected;
     Fifo<QueuedAm> active_messages;
-    bool running_handlers = false;
     std::uint32_t collective_sequence = 0;
   };
   Task<> run_handlers(Rank self);
 
   std::vector<RankQueues> ranks_;
+  // Per rank: its handler loop is running. Apart from ranks_ (a byte per rank, not a 100-byte
+  // record) because an instant handler's delivery reads only this.
+  std::vector<std::uint8_t> running_handlers_;
   std::vector<Time> cpu_free_;  // per rank: when its core is next idle
   struct Notifications {
     std::int64_t count = 0;
