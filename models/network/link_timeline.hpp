@@ -64,10 +64,10 @@ class alignas(64) LinkTimeline {
   std::size_t intervals() const;
   /// The live busy intervals as (start, end) pairs, in order (for tests).
   std::vector<std::pair<Time, Time>> busy_intervals() const;
-  /// The first live interval's address when they are spilled to the heap, else null: an
-  /// owner may keep it to prefetch the array without reading this line first.
-  const char* spilled_intervals() const {
-    return spilled_ ? reinterpret_cast<const char*>(heap_.data + heap_.begin) : nullptr;
+  /// Asks for the cache lines of the first and last live intervals (a heap array's when spilled).
+  void prefetch_intervals() const {
+    __builtin_prefetch(base() + begin());
+    __builtin_prefetch(base() + end() - 1);
   }
 
  private:

@@ -24,7 +24,6 @@ PacketModel::PacketModel(Kernel& kernel, const Machine& machine, Bytes train_byt
       train_bytes_(train_bytes),
       has_lanes_(topology_.has_lanes()),
       timelines_(static_cast<std::size_t>(topology_.link_count())),
-      spilled_hints_(timelines_.size(), nullptr),
       memory_(static_cast<std::size_t>(topology_.node_count())) {
   tabulate_link_timings();
 }
@@ -71,19 +70,9 @@ void PacketModel::start(const TransferRequest& request) {
   send_next_train(index);
 }
 
-// Each link's timeline is a likely cache miss, and so is a spilled timeline's interval array,
-// whose address is in the timeline: without the hints the arrays would be a second wave of
-// misses after the first, for almost every message (a third of the hops find a spilled
-// timeline under saturation). Ask for all of them at once.
+// Each link's timeline is a likely cache miss: ask for all of them at once.
 void PacketModel::prefetch_route(const std::vector<LinkId>& route) const {
-  for (LinkId l : route) {
-    const auto index = static_cast<std::size_t>(l);
-    __builtin_prefetch(&timelines_[index]);
-    if (const char* intervals = spilled_hints_[index]) {
-      __builtin_prefetch(intervals);
-      __builtin_prefetch(intervals + 64);
-    }
-  }
+  for (LinkId l : route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
 }
 
 void PacketModel::collect_link_busy() const {
@@ -123,6 +112,8 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
               stream_time(wire_end, m.bottleneck) - stream_time(wire_start, m.bottleneck)};
   const auto& route = m.route;
   if (wire_start > 0) prefetch_route(route);  // the first train's links were asked for by start()
+  // A spilled timeline's intervals are a second miss: ask for those at once too.
+  for (LinkId l : route) timelines_[static_cast<std::size_t>(l)].prefetch_intervals();
   Booking booking{};
   if (has_lanes_) {
     book_lanes(route.front(), train);
@@ -192,7 +183,6 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   for (LinkId link : candidates) {
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
     timeline.forget_before(kernel_.now());
-    spilled_hints_[static_cast<std::size_t>(link)] = timeline.spilled_intervals();
     const Time duration = serialisation(timeline.tag(), train);
     const auto plan = timeline.plan(std::max(train.head, train.tail - duration), duration);
     if (plan.end < best_plan.end) {
@@ -205,7 +195,6 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   const Time head_passes = timeline.first_idle(train.head);
   timeline.book(best_plan);
   timeline.add_busy(best_duration);
-  spilled_hints_[static_cast<std::size_t>(best)] = timeline.spilled_intervals();
   const Time latency = timing(best).latency;
   train.head = head_passes + latency;
   train.tail = best_plan.end + latency;

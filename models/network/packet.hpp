@@ -73,7 +73,6 @@ class PacketModel final : public NetworkModel {
     const Time duration = serialisation(tag, train);
     Time head_passes = train.head;
     const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
-    spilled_hints_[index] = timeline.spilled_intervals();
     const Time latency = link_timings_[tag].latency;
     train.head = head_passes + latency;
     train.tail = end + latency;
@@ -109,10 +108,6 @@ class PacketModel final : public NetworkModel {
   Bytes train_bytes_;  // payload per train, rounded down to whole packets of each transfer
   bool has_lanes_;
   std::vector<LinkTimeline> timelines_;
-  /// Per link, where its timeline's spilled intervals start (null when inline), as of its
-  /// last booking (every change to a timeline is a booking): start() prefetches them with
-  /// the timelines.
-  std::vector<const char*> spilled_hints_;
   std::vector<LinkTiming> link_timings_;
   std::vector<std::uint32_t> timing_tags_;  // per link, as in its timeline's tag
   std::vector<LinkTimeline> memory_;
