@@ -56,6 +56,15 @@ void LinkTimeline::set_range(std::uint32_t begin, std::uint32_t end) {
 namespace {
 constexpr auto ends_after = [](Time t, const auto& interval) { return t < interval.end; };
 
+// The first interval in [busy, last) that ends after t: a few steps of linear scan, then
+// bisection, so that a long queue still costs O(log n).
+template <class Interval>
+Interval* first_ending_after(Interval* busy, Interval* last, Time t) {
+  for (int step = 0; step < 8; ++step, ++busy)
+    if (busy == last || busy->end > t) return busy;
+  return std::upper_bound(busy, last, t, ends_after);
+}
+
 // Live intervals are few (a handful under saturation): moving them one by one is cheaper
 // than a call to memmove, into which GCC turns such loops unless told not to (merge_booking).
 template <class Interval>
@@ -102,13 +111,15 @@ Time LinkTimeline::first_idle(Time t) const {
 Time LinkTimeline::reserve_in_queue(Time& head, Time from, Time duration) {
   Interval* const first = base() + begin();
   Interval* const last = base() + end();
-  Interval* const at_head = std::upper_bound(first, last, head, ends_after);  // head < last end
+  // Scans rather than bisections: the head is almost always in the first few live intervals,
+  // and a scan's exit is one mispredicted branch where each bisection step is a coin toss.
+  Interval* const at_head = first_ending_after(first, last, head);  // head < last end
   if (at_head->start <= head) head = at_head->end;
   if (from >= std::prev(last)->end) {  // after everything
     book_after_last(from, from + duration);
     return from + duration;
   }
-  Interval* busy = std::upper_bound(at_head, last, from, ends_after);
+  Interval* busy = first_ending_after(at_head, last, from);
   // Before the first gap, lo is the interval the booking merges with on its left: the one
   // ending exactly at `from`, or (from inside busy time) the last one crossed.
   Interval* lo = busy != first && std::prev(busy)->end == from ? std::prev(busy) : busy;
