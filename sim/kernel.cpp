@@ -83,8 +83,7 @@ bool Kernel::pop_next(Time limit, Event& out) {
       out = future_.pop();
       return true;
     }
-    out = current_.front();
-    current_.pop_front();
+    out = current_.pop_front();
     return true;
   }
   if (future_.empty() || (limit != kNever && future_.min_time() > limit)) return false;

@@ -4,12 +4,12 @@
 
 #include <coroutine>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
 #include <vector>
 
 #include "sim/event_queue.hpp"
+#include "sim/fifo.hpp"
 #include "sim/task.hpp"
 #include "sim/time.hpp"
 
@@ -107,7 +107,8 @@ class Kernel {
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_processed_ = 0;
   MonotoneEventQueue<Event> future_;  // events after `now_` when scheduled, in (time, seq) order
-  std::deque<Event> current_;       // events scheduled for `now_` while at `now_`, in order
+  Fifo<Event> current_;  // events scheduled for `now_` while at `now_`, in order (a vector: no
+                         // allocation per block of events as a deque makes)
   bool stopped_ = false;
   std::exception_ptr failure_;
   std::size_t live_processes_ = 0;
