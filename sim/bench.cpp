@@ -17,6 +17,7 @@
 #include <queue>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <vector>
 
 #include "sim/child_process.hpp"
 #include "sim/error.hpp"
@@ -174,6 +175,35 @@ void print_simgrid(const Json& cases) {
   }
 }
 
+// Nanoseconds per dependent load over a working set of `bytes`, in random order: where this
+// machine's caches end. The packet model touches a few megabytes at random per 4,096 nodes,
+// so its speed depends on which side of that edge a run falls.
+double dependent_load_ns(std::size_t bytes) {
+  struct alignas(64) Line {
+    std::size_t next;
+  };
+  const std::size_t lines = bytes / sizeof(Line);
+  std::vector<std::size_t> order(lines);
+  for (std::size_t i = 0; i < lines; ++i) order[i] = i;
+  Rng rng(7);
+  for (std::size_t i = lines - 1; i > 1; --i) std::swap(order[i], order[1 + rng.below(i)]);  // one cycle
+  std::vector<Line> chain(lines);
+  for (std::size_t i = 0; i < lines; ++i) chain[order[i]].next = order[(i + 1) % lines];
+  const std::size_t loads = 4'000'000;
+  std::size_t at = 0;
+  const auto start = Clock::now();
+  for (std::size_t i = 0; i < loads; ++i) at = chain[at].next;
+  const double ns = seconds_since(start) * 1e9 / static_cast<double>(loads);
+  return at == lines ? -1 : ns;  // `at` is used, so the loop is not optimised away
+}
+
+Json memory_latency() {
+  Json out = Json::array();
+  for (const std::size_t megabytes : {1, 2, 4, 8, 16, 64})
+    out.push_back({{"working_set_MiB", megabytes}, {"ns_per_load", dependent_load_ns(megabytes << 20)}});
+  return out;
+}
+
 Task<> idle_rank(rt::MessagingLayer& layer, rt::Rank r) { co_await layer.irecv(r, rt::kAnySource, rt::kAnyTag); }
 
 Json idle_rank_memory(std::int64_t ranks) {
@@ -219,6 +249,10 @@ void print_bench(const Json& r) {
   const auto& i = r["idle_ranks"];
   std::cout << "idle ranks: " << i["ranks"] << " ranks, " << format_number(i["bytes_per_idle_rank"].get<double>())
             << " bytes per idle rank\n";
+  std::cout << "dependent load latency by working set:";
+  for (const auto& point : r["memory_latency"])
+    std::cout << " " << point["working_set_MiB"] << " MiB " << three_digits(point["ns_per_load"].get<double>()) << " ns;";
+  std::cout << "\n";
   std::cout << "peak resident memory: " << format_number(r["peak_resident_MB"].get<double>()) << " MB\n";
 }
 
@@ -244,6 +278,7 @@ int command_bench(const std::vector<std::string>& args) {
   r["kernel"] = in_child([&] { return kernel_events(quick ? 1000000 : 10000000); });
   r["random_4KiB_16x16x16"] = random_messages(quick ? 16 : 256);
   r["idle_ranks"] = in_child([&] { return idle_rank_memory(quick ? 65536 : 1048576); });
+  r["memory_latency"] = in_child(memory_latency);
   r["peak_resident_MB"] = static_cast<double>(peak_resident_bytes()) / 1e6;
   print_bench(r);
   if (!json_out.empty()) std::ofstream(json_out) << r.dump(2) << "\n";

@@ -201,6 +201,27 @@ class Reference(unittest.TestCase):
         self.assertRegex(run("--version").stdout, r"^torsim \d+\.\d+\.\d+")
 
 
+class Bench(Scratch):
+    def test_quick_bench_reports_every_figure(self):
+        # Structure only: timings are not asserted (a shared machine makes them flaky).
+        path = os.path.join(self.dir, "bench.json")
+        proc = run("bench", "--quick", "--json", path, check=True)
+        self.assertIn("messages/s", proc.stdout)
+        with open(path) as f:
+            doc = json.load(f)
+        self.assertGreater(doc["kernel"]["events"], 0)
+        for model in ("packet", "analytic"):
+            figures = doc["random_4KiB_16x16x16"][model]
+            self.assertEqual(figures["messages"], 16 * 4096)
+            self.assertGreater(figures["messages_per_s"], 0)
+        self.assertEqual(doc["idle_ranks"]["blocked_ranks"], 65536)
+        self.assertEqual([p["working_set_MiB"] for p in doc["memory_latency"]], [1, 2, 4, 8, 16, 64])
+        self.assertTrue(all(p["ns_per_load"] > 0 for p in doc["memory_latency"]))
+
+    def test_bad_bench_argument(self):
+        self.assertEqual(run("bench", "--fast").returncode, 2)
+
+
 if __name__ == "__main__":
     TORSIM = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=1)
