@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 namespace torsim::net {
@@ -35,8 +36,10 @@ void PacketModel::tabulate_link_timings() {
     const auto [at, added] = index.try_emplace({info.bandwidth, info.latency}, link_timings_.size());
     if (added) link_timings_.push_back({info.bandwidth, info.latency});
     timelines_[static_cast<std::size_t>(l)].set_tag(at->second);
-    timing_tags_.push_back(at->second);
+    timing_tags_.push_back(static_cast<std::uint16_t>(at->second));
   }
+  // Timings come from a handful of per-dimension and per-node parameters.
+  if (link_timings_.size() > 65536) throw std::logic_error("more than 65,536 distinct link timings");
 }
 
 std::uint64_t PacketModel::allocate_message() {

@@ -109,7 +109,7 @@ class PacketModel final : public NetworkModel {
   bool has_lanes_;
   std::vector<LinkTimeline> timelines_;
   std::vector<LinkTiming> link_timings_;
-  std::vector<std::uint32_t> timing_tags_;  // per link, as in its timeline's tag
+  std::vector<std::uint16_t> timing_tags_;  // per link, as in its timeline's tag (compact: 2 B/link)
   std::vector<LinkTimeline> memory_;
   std::vector<Message> messages_;
   std::vector<std::uint64_t> free_messages_;
