@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -10,9 +11,12 @@ namespace torsim::net {
 
 namespace {
 
-// Spilled interval arrays are recycled through free lists by capacity (3 * 2^k): busy links
-// spill and drain all the time, and malloc/free would otherwise cost more than the booking.
-// The simulator is single-threaded; arrays on the lists are never returned to malloc.
+// Spilled interval arrays are recycled through free lists by capacity (4 * 2^k intervals):
+// busy links spill and drain all the time, and malloc/free would otherwise cost more than the
+// booking. They are cache-line aligned, so the first size, four intervals, is exactly one
+// line. The simulator is single-threaded; arrays on the lists are never returned to malloc.
+constexpr std::uint32_t kFirstSpillCapacity = 4;
+constexpr std::align_val_t kLineAlignment{64};
 
 }  // namespace
 
@@ -157,7 +161,7 @@ void LinkTimeline::book_after_last(Time start, Time end_time) {
 
 LinkTimeline::Interval* LinkTimeline::allocate(std::uint32_t capacity) {
   auto& list = free_list(capacity);
-  if (list.empty()) return new Interval[capacity];
+  if (list.empty()) return static_cast<Interval*>(::operator new(capacity * sizeof(Interval), kLineAlignment));
   Interval* array = list.back();
   list.pop_back();
   return array;
@@ -168,7 +172,7 @@ void LinkTimeline::release(Interval* array, std::uint32_t capacity) { free_list(
 std::vector<LinkTimeline::Interval*>& LinkTimeline::free_list(std::uint32_t capacity) {
   static std::vector<std::vector<Interval*>> lists(32);
   std::size_t k = 0;
-  while ((static_cast<std::uint32_t>(kInline) << (k + 1)) <= capacity && k + 1 < lists.size()) ++k;
+  while ((kFirstSpillCapacity << (k + 1)) <= capacity && k + 1 < lists.size()) ++k;
   return lists[k];
 }
 
@@ -185,11 +189,12 @@ void LinkTimeline::make_room() {
     std::memmove(base(), base() + begin(), live * sizeof(Interval));
     return set_range(0, live);
   }
-  auto* bigger = allocate(capacity * 2);
+  const std::uint32_t larger = spilled_ ? capacity * 2 : kFirstSpillCapacity;
+  auto* bigger = allocate(larger);
   std::copy(base() + begin(), base() + end(), bigger);
   if (spilled_) release(heap_.data, heap_.capacity);
   spilled_ = true;
-  heap_ = {bigger, 0, live, capacity * 2u};
+  heap_ = {bigger, 0, live, larger};
 }
 
 // Every gap between plan.first and plan.end was filled, so the booked time and the intervals
