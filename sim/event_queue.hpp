@@ -67,6 +67,7 @@ class MonotoneEventQueue {
 
  private:
   static constexpr int kBuckets = 64;  // times are non-negative int64: differences fit in 63 bits
+  static constexpr std::size_t kKeptCapacity = std::size_t{1} << 16;  // events a drained bucket keeps
 
   int bucket_of(std::int64_t time) const {
     const auto differing = static_cast<std::uint64_t>(time) ^ static_cast<std::uint64_t>(last_);
@@ -82,6 +83,7 @@ class MonotoneEventQueue {
 
   void refill() {
     ready_.clear();
+    if (ready_.capacity() > kKeptCapacity) std::vector<Event>().swap(ready_);
     next_ready_ = 0;
     const int b = std::countr_zero(non_empty_);
     auto& source = buckets_[b];
@@ -95,6 +97,9 @@ class MonotoneEventQueue {
       }
     }
     source.clear();
+    // A bucket that once held a burst (a million processes woken at once) would keep its
+    // memory for the rest of the run, and every bucket can: give large ones back.
+    if (source.capacity() > kKeptCapacity) std::vector<Event>().swap(source);
     non_empty_ &= ~(std::uint64_t{1} << b);
     // Within a bucket, events moved down from higher buckets and events pushed directly
     // interleave: restore sequence order (the run is almost always one or two events).
