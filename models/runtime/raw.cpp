@@ -42,7 +42,8 @@ void RawLayer::arrived(std::uint64_t index) {
   const InFlight& m = in_flight_[index];
   const Envelope envelope{m.src, m.dst, m.tag, m.size, m.word};
   const HandlerId handler = m.handler;
-  free_in_flight_.push_back(static_cast<std::uint32_t>(index));  // may move in_flight_: m is not used after
+  // Copied out first: a handler may send, and a send may grow in_flight_ (m would dangle).
+  free_in_flight_.push_back(static_cast<std::uint32_t>(index));
   if (handler != kTwoSided) deliver_am(handler, envelope);
   else deliver(envelope);
 }
