@@ -118,26 +118,19 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   // A spilled timeline's intervals are a second miss: ask for those at once too.
   for (LinkId l : route) timelines_[static_cast<std::size_t>(l)].prefetch_intervals();
   Booking booking{};
-  if (has_lanes_) {
-    book_lanes(route.front(), train);
+  auto walk = [&](auto book) {
+    book(route.front());
     booking.injected = train.tail - timing(route.front()).latency;
     if (topology_.routing() == topo::Routing::dimension_order) {
-      for (std::size_t i = 1; i + 1 < route.size(); ++i) book_lanes(route[i], train);
+      for (std::size_t i = 1; i + 1 < route.size(); ++i) book(route[i]);
     } else {
       book_adaptive_hops(m, train);
     }
-    book_lanes(route.back(), train);
-  } else {
-    // The hot loop: one link per hop, booked inline.
-    book_hop(route.front(), train);
-    booking.injected = train.tail - timing(route.front()).latency;
-    if (topology_.routing() == topo::Routing::dimension_order) {
-      for (std::size_t i = 1; i + 1 < route.size(); ++i) book_hop(route[i], train);
-    } else {
-      book_adaptive_hops(m, train);
-    }
-    book_hop(route.back(), train);
-  }
+    book(route.back());
+  };
+  // The hot loop is the lane-less one: one link per hop, booked inline.
+  if (has_lanes_) walk([&](LinkId link) { book_lanes(link, train); });
+  else walk([&](LinkId link) { book_hop(link, train); });
   booking.delivered = train.tail;
   return booking;
 }
