@@ -18,6 +18,7 @@
 // blocking (a documented limitation).
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "models/network/link_timeline.hpp"
@@ -53,9 +54,15 @@ class PacketModel final : public NetworkModel {
     Rate bottleneck;
     Time bottleneck_share;  // serialisation at the bottleneck bandwidth
     // Serialisation by link timing tag (a machine has a handful of distinct link timings),
-    // computed on first use: each costs two divisions. -1: not computed yet.
+    // computed on first use: each costs two divisions. -1: not computed yet (filled from
+    // kRemembered, so that changing it cannot leave zeros that would read as durations).
     static constexpr std::uint32_t kRemembered = 8;
-    Time durations[kRemembered] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    static constexpr std::array<Time, kRemembered> kNotComputed = [] {
+      std::array<Time, kRemembered> all{};
+      all.fill(-1);
+      return all;
+    }();
+    std::array<Time, kRemembered> durations = kNotComputed;
   };
 
   void collect_link_busy() const override;
