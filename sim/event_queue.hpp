@@ -2,14 +2,19 @@
 // "Faster algorithms for the shortest path problem", J. ACM 37(2), 1990) keyed on event time.
 //
 // It relies on what a discrete-event kernel guarantees: no event is scheduled before the last
-// one taken out (time never goes back), and sequence numbers grow with every push. Looking
-// at the earliest time (min_time) does not count as taking out: a kernel may look ahead and
-// then schedule something earlier. Bucket b
-// holds the events whose time first differs from the last time taken out at bit b-1 (bucket 0:
-// equal to it). A push is an append; taking out the minimum empties the lowest non-empty
-// bucket into lower ones around its earliest time, so an event moves a few times in all
-// instead of sifting through log(n) levels of a heap on every push and pop. Events of equal
-// time leave in sequence order, so the order is exactly (time, seq), as a heap's would be.
+// one taken out (time never goes back). Looking at the earliest time (min_time) does not count
+// as taking out: a kernel may look ahead and then schedule something earlier. Bucket b holds
+// the events whose time first differs from the last time taken out at bit b-1 (bucket 0: equal
+// to it). A push is an append; taking out the minimum empties the lowest non-empty bucket into
+// lower ones around its earliest time, so an event moves a few times in all instead of sifting
+// through log(n) levels of a heap on every push and pop.
+//
+// Events of equal time leave in insertion order without a sequence number: every bucket is
+// always in insertion order. A push appends the newest event. A refill empties the lowest
+// non-empty bucket b when every bucket below it (and the ready run) is empty, so each lower
+// bucket receives a subsequence of b, in b's order, before any later push appends to it.
+// The order is exactly (time, insertion), as a heap's on (time, sequence number) would be
+// (tests/unit/event_queue_test.cpp checks it against one).
 #pragma once
 
 #include <algorithm>
@@ -19,17 +24,17 @@
 
 namespace torsim {
 
-/// `Event` has an integer `time` (>= 0) and an unsigned `seq`.
+/// `Event` has an integer `time` (>= 0).
 template <class Event>
 class MonotoneEventQueue {
  public:
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
 
-  /// `ev.time` must be at or after the last time taken out, `ev.seq` above every earlier push's.
+  /// `ev.time` must be at or after the last time taken out.
   void push(const Event& ev) {
     const int b = bucket_of(ev.time);
-    if (b == 0) ready_.push_back(ev);  // the latest sequence number: the end of the ready run
+    if (b == 0) ready_.push_back(ev);  // the newest event: the end of the ready run
     else {
       buckets_[b].push_back(ev);
       non_empty_ |= std::uint64_t{1} << b;
@@ -49,8 +54,8 @@ class MonotoneEventQueue {
   /// at t, every other event at t is there (a kernel's check for same-time events).
   bool ready_at(std::int64_t t) const { return next_ready_ < ready_.size() && ready_[next_ready_].time == t; }
 
-  /// Takes out the earliest event (smallest (time, seq)); the queue must not be empty. Later
-  /// pushes must be at or after its time.
+  /// Takes out the earliest event (of those at the earliest time, the first pushed); the
+  /// queue must not be empty. Later pushes must be at or after its time.
   Event pop() {
     if (next_ready_ == ready_.size()) refill();
     --size_;
@@ -101,14 +106,10 @@ class MonotoneEventQueue {
     // memory for the rest of the run, and every bucket can: give large ones back.
     if (source.capacity() > kKeptCapacity) std::vector<Event>().swap(source);
     non_empty_ &= ~(std::uint64_t{1} << b);
-    // Within a bucket, events moved down from higher buckets and events pushed directly
-    // interleave: restore sequence order (the run is almost always one or two events).
-    if (ready_.size() > 1)
-      std::sort(ready_.begin(), ready_.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; });
   }
 
   std::vector<Event> buckets_[kBuckets];
-  std::vector<Event> ready_;  // events at time last_, in sequence order from next_ready_
+  std::vector<Event> ready_;  // events at time last_, in insertion order from next_ready_
   std::size_t next_ready_ = 0;
   std::uint64_t non_empty_ = 0;  // bit b: buckets_[b] holds events (b >= 1)
   std::int64_t last_ = 0;        // the time of the last refill: every event is at or after it

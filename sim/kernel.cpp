@@ -73,8 +73,8 @@ void Kernel::shutdown() {
   current_.clear();
 }
 
-// Same-time events scheduled earlier sit in `future_` with smaller sequence numbers than any in
-// `current_`, so `future_` goes first while it holds events at `now_`: (time, seq) order is
+// Same-time events scheduled earlier sit in `future_`, inserted before any in `current_`, so
+// `future_` goes first while it holds events at `now_`: (time, insertion) order is
 // exact. Those are all in its ready run, since `now_` became their time by taking one out.
 bool Kernel::pop_next(Time limit, Event& out) {
   if (!current_.empty()) {

@@ -42,8 +42,8 @@ class Kernel {
   /// Schedules `cb` at absolute time `t` (>= now). Same-time events run in insertion order.
   /// Inline: every message schedules a few events, and the call cost as much as the push.
   void at(Time t, Callback cb) {
-    if (t > now_) future_.push({t, next_seq_++, cb});
-    else if (t == now_) current_.push_back({t, next_seq_++, cb});
+    if (t > now_) future_.push({t, cb});
+    else if (t == now_) current_.push_back({t, cb});
     else scheduled_in_the_past(t);
   }
   void after(Time delay, Callback cb) { at(now_ + delay, cb); }
@@ -94,7 +94,6 @@ class Kernel {
  private:
   struct Event {
     Time time;
-    std::uint64_t seq;
     Callback cb;
   };
   static void resume_handle(void* address, std::uint64_t);
@@ -104,9 +103,8 @@ class Kernel {
   void dispatch(const Event& ev);
 
   Time now_ = 0;
-  std::uint64_t next_seq_ = 0;
   std::uint64_t events_processed_ = 0;
-  MonotoneEventQueue<Event> future_;  // events after `now_` when scheduled, in (time, seq) order
+  MonotoneEventQueue<Event> future_;  // events after `now_` when scheduled, in (time, insertion) order
   Fifo<Event> current_;  // events scheduled for `now_` while at `now_`, in order (a vector: no
                          // allocation per block of events as a deque makes)
   bool stopped_ = false;
