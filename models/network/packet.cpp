@@ -111,8 +111,7 @@ void PacketModel::send_next_train(std::uint64_t index) {
 }
 
 PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end) {
-  Train train{ready, ready, wire_start, wire_end, m.bottleneck,
-              stream_time(wire_end, m.bottleneck) - stream_time(wire_start, m.bottleneck)};
+  Train train{ready, ready, &shape_of(wire_start, wire_end, m.bottleneck)};
   const auto& route = m.route;
   if (wire_start > 0) prefetch_route(route);  // the first train's links were asked for by start()
   // A spilled timeline's intervals are a second miss: ask for those at once too.
@@ -159,14 +158,24 @@ void PacketModel::add_lanes(LinkId link, std::vector<LinkId>& out) const {
   for (int k = 0; k < count; ++k) out.push_back(first + k);
 }
 
-Time PacketModel::new_serialisation(std::uint32_t tag, Train& train) const {
+PacketModel::TrainShape& PacketModel::shape_of(Bytes wire_start, Bytes wire_end, Rate bottleneck) {
+  for (TrainShape& shape : shapes_)
+    if (shape.wire_end == wire_end && shape.wire_start == wire_start && shape.bottleneck == bottleneck) return shape;
+  TrainShape& shape = shapes_[oldest_shape_];
+  oldest_shape_ = (oldest_shape_ + 1) % shapes_.size();
+  shape = {wire_start, wire_end, bottleneck,
+           stream_time(wire_end, bottleneck) - stream_time(wire_start, bottleneck)};
+  return shape;
+}
+
+Time PacketModel::new_serialisation(std::uint32_t tag, TrainShape& shape) const {
   // Differences of stream_time() add up exactly over a message's trains; the clamp to the
   // bottleneck's share removes a 1 ps rounding flip on faster links, so that an uncontended
   // message takes exactly the closed form.
   const Rate rate = link_timings_[tag].bandwidth;
-  const Time duration = std::min(stream_time(train.wire_end, rate) - stream_time(train.wire_start, rate),
-                                 train.bottleneck_share);
-  if (tag < Train::kRemembered) train.durations[tag] = duration;
+  const Time duration = std::min(stream_time(shape.wire_end, rate) - stream_time(shape.wire_start, rate),
+                                 shape.bottleneck_share);
+  if (tag < TrainShape::kRemembered) shape.durations[tag] = duration;
   return duration;
 }
 

@@ -46,13 +46,13 @@ class PacketModel final : public NetworkModel {
     Time injected;   // tail leaves the injection link
     Time delivered;  // tail reaches the destination
   };
-  /// A train in flight while its links are booked, hop by hop.
-  struct Train {
-    Time head;  // when the head reaches the next link
-    Time tail;  // when the tail has fully arrived at the next link's input
-    Bytes wire_start, wire_end;
-    Rate bottleneck;
-    Time bottleneck_share;  // serialisation at the bottleneck bandwidth
+  /// What a train's serialisation times depend on: its wire bytes and its message's slowest
+  /// link. Trains of one shape (every message of a size, on routes with the same bottleneck)
+  /// share them, so the divisions are done once per shape, not per train.
+  struct TrainShape {
+    Bytes wire_start = -1, wire_end = -1;
+    Rate bottleneck = 0;
+    Time bottleneck_share = 0;  // serialisation at the bottleneck bandwidth
     // Serialisation by link timing tag (a machine has a handful of distinct link timings),
     // computed on first use: each costs two divisions. -1: not computed yet (filled from
     // kRemembered, so that changing it cannot leave zeros that would read as durations).
@@ -63,6 +63,12 @@ class PacketModel final : public NetworkModel {
       return all;
     }();
     std::array<Time, kRemembered> durations = kNotComputed;
+  };
+  /// A train in flight while its links are booked, hop by hop.
+  struct Train {
+    Time head;  // when the head reaches the next link
+    Time tail;  // when the tail has fully arrived at the next link's input
+    TrainShape* shape;
   };
 
   void collect_link_busy() const override;
@@ -94,10 +100,13 @@ class PacketModel final : public NetworkModel {
   /// The train's serialisation time on a link of timing `tag` (an index to link_timings_),
   /// remembered per tag.
   Time serialisation(std::uint32_t tag, Train& train) const {
-    if (tag < Train::kRemembered && train.durations[tag] >= 0) return train.durations[tag];
-    return new_serialisation(tag, train);
+    TrainShape& shape = *train.shape;
+    if (tag < TrainShape::kRemembered && shape.durations[tag] >= 0) return shape.durations[tag];
+    return new_serialisation(tag, shape);
   }
-  Time new_serialisation(std::uint32_t tag, Train& train) const;
+  Time new_serialisation(std::uint32_t tag, TrainShape& shape) const;
+  /// The remembered shape of these wire bytes and bottleneck (replacing the oldest if new).
+  TrainShape& shape_of(Bytes wire_start, Bytes wire_end, Rate bottleneck);
   std::uint64_t allocate_message();
 
   /// What a booking needs of a link. Links share a few distinct pairs; each timeline's tag
@@ -122,6 +131,8 @@ class PacketModel final : public NetworkModel {
   std::vector<std::uint64_t> free_messages_;
   std::vector<LinkId> candidates_;  // scratch: links a train may take at this hop
   std::vector<LinkId> next_hops_;   // scratch for adaptive routing
+  std::array<TrainShape, 4> shapes_;  // the last few train shapes (a workload has a handful)
+  std::size_t oldest_shape_ = 0;
 };
 
 }  // namespace torsim::net
