@@ -4,10 +4,11 @@
 // It relies on what a discrete-event kernel guarantees: no event is scheduled before the last
 // one taken out (time never goes back). Looking at the earliest time (min_time) does not count
 // as taking out: a kernel may look ahead and then schedule something earlier. Bucket b holds
-// the events whose time first differs from the last time taken out at bit b-1 (bucket 0: equal
-// to it). A push is an append; taking out the minimum empties the lowest non-empty bucket into
+// the events whose time first differs from the reference time (the earliest at the last
+// refill) at bit b-1 (bucket 0: equal to it). A push is an append; taking out the minimum empties the lowest non-empty bucket into
 // lower ones around its earliest time, so an event moves a few times in all instead of sifting
-// through log(n) levels of a heap on every push and pop.
+// through log(n) levels of a heap on every push and pop. A lowest bucket of a few events is
+// sorted into the run of earliest events at once instead (see take_sorted).
 //
 // Events of equal time leave in insertion order without a sequence number: every bucket is
 // always in insertion order. A push appends the newest event. A refill empties the lowest
@@ -33,8 +34,9 @@ class MonotoneEventQueue {
 
   /// `ev.time` must be at or after the last time taken out.
   void push(const Event& ev) {
+    if (!ready_.empty() && ev.time <= ready_.back().time) return insert_in_run(ev);
     const int b = bucket_of(ev.time);
-    if (b == 0) ready_.push_back(ev);  // the newest event: the end of the ready run
+    if (b == 0) ready_.push_back(ev);  // at last_, with ready_ empty: it starts the run
     else {
       buckets_[b].push_back(ev);
       non_empty_ |= std::uint64_t{1} << b;
@@ -51,7 +53,8 @@ class MonotoneEventQueue {
   }
 
   /// Whether the earliest event is in the ready run at time `t`: after taking out an event
-  /// at t, every other event at t is there (a kernel's check for same-time events).
+  /// at t, every other event at t is there (a kernel's check for same-time events: the run
+  /// takes every push at or before its last time).
   bool ready_at(std::int64_t t) const { return next_ready_ < ready_.size() && ready_[next_ready_].time == t; }
 
   /// Takes out the earliest event (of those at the earliest time, the first pushed); the
@@ -92,6 +95,7 @@ class MonotoneEventQueue {
     next_ready_ = 0;
     const int b = std::countr_zero(non_empty_);
     auto& source = buckets_[b];
+    if (source.size() <= kSortedRun) return take_sorted(b);
     last_ = earliest(source)->time;
     for (const Event& ev : source) {
       const int to = bucket_of(ev.time);
@@ -108,8 +112,37 @@ class MonotoneEventQueue {
     non_empty_ &= ~(std::uint64_t{1} << b);
   }
 
+  // A small lowest bucket becomes the run at once, sorted by time (stably: each bucket is in
+  // insertion order), instead of being spread over lower buckets to be scanned again: a few
+  // comparisons where redistribution moved every event several times. Every other event is
+  // later than all of it (higher buckets differ from last_ at a higher bit), and pushes at or
+  // before its last time are inserted in it, so pops stay in (time, insertion) order.
+  void take_sorted(int b) {
+    auto& source = buckets_[b];
+    ready_.assign(source.begin(), source.end());
+    for (std::size_t i = 1; i < ready_.size(); ++i) {  // insertion sort: stable, no allocation
+      const Event ev = ready_[i];
+      std::size_t j = i;
+      for (; j > 0 && ready_[j - 1].time > ev.time; --j) ready_[j] = ready_[j - 1];
+      ready_[j] = ev;
+    }
+    last_ = ready_.front().time;
+    source.clear();
+    non_empty_ &= ~(std::uint64_t{1} << b);
+  }
+
+  // An event at or before the run's last time goes after the run's events at its time.
+  void insert_in_run(const Event& ev) {
+    ++size_;
+    if (ev.time == ready_.back().time) return ready_.push_back(ev);
+    const auto at = std::upper_bound(ready_.begin() + static_cast<std::ptrdiff_t>(next_ready_), ready_.end(), ev.time,
+                                     [](std::int64_t t, const Event& x) { return t < x.time; });
+    ready_.insert(at, ev);
+  }
+
+  static constexpr std::size_t kSortedRun = 32;  // largest bucket sorted into the run directly
   std::vector<Event> buckets_[kBuckets];
-  std::vector<Event> ready_;  // events at time last_, in insertion order from next_ready_
+  std::vector<Event> ready_;  // the run: the earliest events, in (time, insertion) order from next_ready_
   std::size_t next_ready_ = 0;
   std::uint64_t non_empty_ = 0;  // bit b: buckets_[b] holds events (b >= 1)
   std::int64_t last_ = 0;        // the time of the last refill: every event is at or after it

@@ -104,3 +104,19 @@ TEST_CASE("the radix event queue is reusable after clear", "[kernel]") {
   CHECK(queue.pop().seq == 3);
   CHECK(queue.empty());
 }
+
+TEST_CASE("the radix event queue inserts early pushes into a sorted run after its equal times", "[kernel]") {
+  MonotoneEventQueue<TestEvent> queue;
+  // Five events in one small bucket (1024-2047 differ from 0 first at bit 10): they become
+  // the run, sorted by time.
+  for (const TestEvent ev : {TestEvent{1200, 0}, TestEvent{1100, 1}, TestEvent{1150, 2}, TestEvent{1200, 3}, TestEvent{1130, 4}})
+    queue.push(ev);
+  CHECK(queue.pop().seq == 1);  // 1100; the run is now 1130, 1150, 1200, 1200
+  queue.push({1150, 5});        // after the 1150 already there
+  queue.push({1120, 6});        // before everything left
+  queue.push({1200, 7});        // the run's last time: at its end
+  queue.push({1201, 8});        // after the run: in a bucket
+  CHECK(queue.min_time() == 1120);
+  for (const std::uint64_t expected : {6, 4, 2, 5, 0, 3, 7, 8}) CHECK(queue.pop().seq == expected);
+  CHECK(queue.empty());
+}
