@@ -5,10 +5,11 @@
 // one taken out (time never goes back). Looking at the earliest time (min_time) does not count
 // as taking out: a kernel may look ahead and then schedule something earlier. Bucket b holds
 // the events whose time first differs from the reference time (the earliest at the last
-// refill) at bit b-1 (bucket 0: equal to it). A push is an append; taking out the minimum empties the lowest non-empty bucket into
-// lower ones around its earliest time, so an event moves a few times in all instead of sifting
-// through log(n) levels of a heap on every push and pop. A lowest bucket of a few events is
-// sorted into the run of earliest events at once instead (see take_sorted).
+// refill) at bit b-1 (bucket 0: equal to it). A push is an append; taking out the minimum
+// empties the lowest non-empty bucket into lower ones around its earliest time, so an event
+// moves a few times in all instead of sifting through log(n) levels of a heap on every push
+// and pop. A lowest bucket of a few events is sorted into the run of earliest events at once
+// instead (see take_sorted).
 //
 // Events of equal time leave in insertion order without a sequence number: every bucket is
 // always in insertion order. A push appends the newest event. A refill empties the lowest
@@ -145,7 +146,7 @@ class MonotoneEventQueue {
   std::vector<Event> ready_;  // the run: the earliest events, in (time, insertion) order from next_ready_
   std::size_t next_ready_ = 0;
   std::uint64_t non_empty_ = 0;  // bit b: buckets_[b] holds events (b >= 1)
-  std::int64_t last_ = 0;        // the time of the last refill: every event is at or after it
+  std::int64_t last_ = 0;        // the reference time: the earliest at the last refill (<= every event)
   std::size_t size_ = 0;
 };
 
