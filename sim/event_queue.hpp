@@ -53,6 +53,9 @@ class MonotoneEventQueue {
     return earliest(lowest)->time;
   }
 
+  /// The next event if it is already in the run (no refill), else null.
+  const Event* peek_ready() const { return next_ready_ < ready_.size() ? &ready_[next_ready_] : nullptr; }
+
   /// Whether the earliest event is in the ready run at time `t`: after taking out an event
   /// at t, every other event at t is there (a kernel's check for same-time events: the run
   /// takes every push at or before its last time).

@@ -14,6 +14,7 @@ class Fifo {
   std::size_t size() const { return items_.size() - head_; }
   void push_back(const T& item) { items_.push_back(item); }
   T& front() { return items_[head_]; }
+  const T& front() const { return items_[head_]; }
   T pop_front() {
     T item = std::move(items_[head_++]);
     if (head_ == items_.size()) {

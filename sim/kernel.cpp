@@ -33,6 +33,14 @@ Kernel::RootPromise::Root run_process(Task<> process) { co_await process; }
 
 }  // namespace
 
+// A resumption reads its coroutine's frame, usually out of cache: its first lines are asked
+// for one event ahead.
+Kernel::Kernel() {
+  add_prefetcher(resume_handle, [](const void* frame, std::uint64_t) {
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(static_cast<const char*>(frame) + 64 * line);
+  });
+}
+
 void Kernel::resume_handle(void* address, std::uint64_t) { std::coroutine_handle<>::from_address(address).resume(); }
 
 Kernel::~Kernel() { shutdown(); }
@@ -108,7 +116,10 @@ void Kernel::run() { run_until(kNever); }
 void Kernel::run_until(Time limit) {
   stopped_ = false;
   Event ev;
-  while (!stopped_ && pop_next(limit, ev)) dispatch(ev);
+  while (!stopped_ && pop_next(limit, ev)) {
+    if (prefetcher_count_) prefetch_next();
+    dispatch(ev);
+  }
   if (failure_) std::rethrow_exception(std::exchange(failure_, {}));
   if (limit != kNever && !stopped_ && limit > now_) now_ = limit;
 }

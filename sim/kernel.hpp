@@ -2,6 +2,7 @@
 // sequence), simulated processes as stackless coroutines.
 #pragma once
 
+#include <array>
 #include <coroutine>
 #include <cstdint>
 #include <exception>
@@ -32,7 +33,7 @@ Callback member_callback(T* obj, std::uint64_t arg = 0) {
 
 class Kernel {
  public:
-  Kernel() = default;
+  Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
   ~Kernel();
@@ -58,6 +59,13 @@ class Kernel {
   /// Runs every event with time <= `limit`, then sets now to `limit` (for co-simulation).
   void run_until(Time limit);
   void stop() { stopped_ = true; }
+  /// A hint: before running an event, the kernel calls `prefetch(ctx, arg)` for the event
+  /// after it if that one calls `fn` and is already known (in the queue's run or the
+  /// same-time FIFO), so that its data is on its way. It must change nothing. Up to four
+  /// prefetchers; later ones are ignored.
+  void add_prefetcher(void (*fn)(void*, std::uint64_t), void (*prefetch)(const void*, std::uint64_t)) {
+    if (prefetcher_count_ < prefetchers_.size()) prefetchers_[prefetcher_count_++] = {fn, prefetch};
+  }
   /// Whether stop() ended the last run()/run_until().
   bool stopped() const { return stopped_; }
   /// Destroys every live process and pending event. Owners of objects that processes refer
@@ -101,6 +109,20 @@ class Kernel {
   /// The next event at or before `limit`, if any.
   bool pop_next(Time limit, Event& out);
   void dispatch(const Event& ev);
+  // The event after the one just taken out, as pop_next() would choose it now (the one being
+  // run may still schedule something before it), if it is known without a refill.
+  void prefetch_next() const {
+    const Event* next = current_.empty() || future_.ready_at(now_) ? future_.peek_ready() : &current_.front();
+    if (!next) return;
+    for (std::size_t i = 0; i < prefetcher_count_; ++i)
+      if (prefetchers_[i].fn == next->cb.fn) return prefetchers_[i].prefetch(next->cb.ctx, next->cb.arg);
+  }
+  struct Prefetcher {
+    void (*fn)(void*, std::uint64_t);
+    void (*prefetch)(const void*, std::uint64_t);
+  };
+  std::array<Prefetcher, 4> prefetchers_{};
+  std::size_t prefetcher_count_ = 0;
 
   Time now_ = 0;
   std::uint64_t events_processed_ = 0;

@@ -27,6 +27,12 @@ void reply_with(void* ctx, std::uint64_t reply_bytes) {
 
 const ParamTable kRawLayerParams{"runtime (layer: raw)", "NIC-level transfers with no software overhead.", kSpecs};
 
+RawLayer::RawLayer(Job& job) : MessagingLayer(job) {
+  kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::arrived>(this).fn, [](const void* ctx, std::uint64_t index) {
+    __builtin_prefetch(&static_cast<const RawLayer*>(ctx)->in_flight_[index]);
+  });
+}
+
 std::uint32_t RawLayer::track(const InFlight& message) {
   if (free_in_flight_.empty()) {
     in_flight_.push_back(message);

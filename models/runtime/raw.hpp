@@ -11,7 +11,7 @@ extern const ParamTable kRawLayerParams;
 
 class RawLayer final : public MessagingLayer {
  public:
-  explicit RawLayer(Job& job) : MessagingLayer(job) {}
+  explicit RawLayer(Job& job);
   std::string_view name() const override { return "raw"; }
 
   Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -72,6 +73,31 @@ TEST_CASE("same-time events scheduled while running keep insertion order", "[ker
   k.at(10, {record, &order, 2});
   k.run();
   CHECK(order == std::vector<std::uint64_t>{1, 2, 3});
+}
+
+namespace {
+// Each hint: the event's argument, and whether that event had already run.
+std::vector<std::pair<std::uint64_t, bool>> hints;
+void hint_record(const void* ctx, std::uint64_t arg) {
+  const auto& ran = *static_cast<const std::vector<std::uint64_t>*>(ctx);
+  hints.emplace_back(arg, std::find(ran.begin(), ran.end(), arg) != ran.end());
+}
+void unhinted(void*, std::uint64_t) {}
+}  // namespace
+
+TEST_CASE("a prefetcher is asked about the next event before it runs, and changes nothing", "[kernel]") {
+  hints.clear();
+  Kernel k;
+  k.add_prefetcher(record, hint_record);
+  std::vector<std::uint64_t> order;
+  // Times 100-104 fall in one small bucket: once the first is taken out the others are known.
+  for (std::uint64_t i = 0; i < 5; ++i) k.at(100 + static_cast<Time>(i), {record, &order, i});
+  k.at(102, {unhinted, nullptr, 99});  // after the event with argument 2; not a `record` event
+  k.run();
+  CHECK(order == std::vector<std::uint64_t>{0, 1, 2, 3, 4});
+  // Argument 3 follows the unhinted event, so it is hinted while that one runs; nothing is
+  // hinted before it ran, and none twice.
+  CHECK(hints == std::vector<std::pair<std::uint64_t, bool>>{{1, false}, {2, false}, {3, false}, {4, false}});
 }
 
 TEST_CASE("scheduling in the past is a logic error", "[kernel]") {
