@@ -53,7 +53,8 @@ class MonotoneEventQueue {
     return earliest(lowest)->time;
   }
 
-  /// The next event if it is already in the run (no refill), else null.
+  /// The next event if it is in the run (always, but with an empty queue or at the start),
+  /// else null. Does not refill.
   const Event* peek_ready() const { return next_ready_ < ready_.size() ? &ready_[next_ready_] : nullptr; }
 
   /// Whether the earliest event is in the ready run at time `t`: after taking out an event
@@ -62,11 +63,15 @@ class MonotoneEventQueue {
   bool ready_at(std::int64_t t) const { return next_ready_ < ready_.size() && ready_[next_ready_].time == t; }
 
   /// Takes out the earliest event (of those at the earliest time, the first pushed); the
-  /// queue must not be empty. Later pushes must be at or after its time.
+  /// queue must not be empty. Later pushes must be at or after its time. A run it empties is
+  /// refilled at once, so that the next event is known before this one runs (the kernel's
+  /// prefetch hints); pushes before the new run's last time are inserted in it as usual.
   Event pop() {
     if (next_ready_ == ready_.size()) refill();
     --size_;
-    return ready_[next_ready_++];
+    const Event ev = ready_[next_ready_++];
+    if (next_ready_ == ready_.size() && size_ > 0) refill();
+    return ev;
   }
 
   void clear() {
