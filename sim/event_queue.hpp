@@ -53,8 +53,8 @@ class MonotoneEventQueue {
     return earliest(lowest)->time;
   }
 
-  /// The next event if it is in the run (always, but with an empty queue or at the start),
-  /// else null. Does not refill.
+  /// The next event if the run holds it (it does after any pop that leaves events behind;
+  /// not after pushes into an empty queue), else null. Does not refill.
   const Event* peek_ready() const { return next_ready_ < ready_.size() ? &ready_[next_ready_] : nullptr; }
 
   /// Whether the earliest event is in the ready run at time `t`: after taking out an event

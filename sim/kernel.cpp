@@ -117,7 +117,7 @@ void Kernel::run_until(Time limit) {
   stopped_ = false;
   Event ev;
   while (!stopped_ && pop_next(limit, ev)) {
-    if (prefetcher_count_) prefetch_next();
+    prefetch_next();  // the constructor registers the resumption hint: there is always one
     dispatch(ev);
   }
   if (failure_) std::rethrow_exception(std::exchange(failure_, {}));
