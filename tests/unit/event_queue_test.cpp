@@ -63,9 +63,9 @@ TEST_CASE("the radix event queue pops in (time, seq) order like a binary heap", 
   run_against_reference(4, std::int64_t{1} << 40, 200000, (std::int64_t{1} << 62) + 12345);  // high bits set
 }
 
-TEST_CASE("the radix event queue keeps its order through bursts larger than a bucket keeps", "[kernel]") {
-  // 300,000 events pushed at once (a burst of wake-ups) fill buckets past the capacity a
-  // drained bucket keeps; their memory is given back as they drain, the order must not change.
+TEST_CASE("the radix event queue keeps its order through bursts larger than its block pool keeps", "[kernel]") {
+  // 300,000 events pushed at once (a burst of wake-ups) take more blocks than the queue keeps
+  // once drained; they are given back as they drain, the order must not change.
   MonotoneEventQueue<TestEvent> queue;
   ReferenceQueue reference;
   Rng rng(9);
@@ -107,16 +107,16 @@ TEST_CASE("the radix event queue is reusable after clear", "[kernel]") {
 
 TEST_CASE("the radix event queue inserts early pushes into a sorted run after its equal times", "[kernel]") {
   MonotoneEventQueue<TestEvent> queue;
-  // Five events in one small bucket (1024-2047 differ from 0 first at bit 10): they become
-  // the run, sorted by time.
-  for (const TestEvent ev : {TestEvent{1200, 0}, TestEvent{1100, 1}, TestEvent{1150, 2}, TestEvent{1200, 3}, TestEvent{1130, 4}})
+  // Five events in one small bucket (1088-1151 differ from 0 first in the second 6-bit
+  // digit, which is 17 for all of them): they become the run, sorted by time.
+  for (const TestEvent ev : {TestEvent{1150, 0}, TestEvent{1100, 1}, TestEvent{1120, 2}, TestEvent{1150, 3}, TestEvent{1110, 4}})
     queue.push(ev);
-  CHECK(queue.pop().seq == 1);  // 1100; the run is now 1130, 1150, 1200, 1200
-  queue.push({1150, 5});        // after the 1150 already there
-  queue.push({1120, 6});        // before everything left
-  queue.push({1200, 7});        // the run's last time: at its end
-  queue.push({1201, 8});        // after the run: in a bucket
-  CHECK(queue.min_time() == 1120);
+  CHECK(queue.pop().seq == 1);  // 1100; the run is now 1110, 1120, 1150, 1150
+  queue.push({1120, 5});        // after the 1120 already there
+  queue.push({1105, 6});        // before everything left
+  queue.push({1150, 7});        // the run's last time: at its end
+  queue.push({1151, 8});        // after the run: in a bucket
+  CHECK(queue.min_time() == 1105);
   for (const std::uint64_t expected : {6, 4, 2, 5, 0, 3, 7, 8}) CHECK(queue.pop().seq == expected);
   CHECK(queue.empty());
 }
