@@ -68,6 +68,11 @@ class MessagingLayer {
   /// layer has them (Charm++ over uGNI), and is ignored elsewhere.
   virtual Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
                                  Tag tag) = 0;
+  /// A hint, like the kernel's (Kernel::add_prefetcher): a layer that knows whose message
+  /// arrives next, one event ahead, calls `hint(ctx, src)` so that what the handler will
+  /// read about `src` is on its way. It must change nothing. The raw layer calls it; others
+  /// need not.
+  void set_arrival_hint(void (*hint)(const void* ctx, Rank src), const void* ctx) { arrival_hint_ = {hint, ctx}; }
 
   // --- Collectives over all ranks of the job. Defaults are built on isend/irecv (MPICH's
   // classic algorithms); layers with native collectives override them.
@@ -108,10 +113,19 @@ class MessagingLayer {
   virtual Time reduce_time(Bytes) const { return 0; }
   Tag next_collective_tag(Rank self);
 
+  void hint_arrival(Rank src) const {
+    if (arrival_hint_.fn) arrival_hint_.fn(arrival_hint_.ctx, src);
+  }
+
   Job& job_;
   RequestPool requests_;
 
  private:
+  struct ArrivalHint {
+    void (*fn)(const void* ctx, Rank src) = nullptr;
+    const void* ctx = nullptr;
+  };
+  ArrivalHint arrival_hint_;
   struct PostedReceive {
     Rank src;
     Tag tag;

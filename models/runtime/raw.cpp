@@ -27,9 +27,19 @@ void reply_with(void* ctx, std::uint64_t reply_bytes) {
 
 const ParamTable kRawLayerParams{"runtime (layer: raw)", "NIC-level transfers with no software overhead.", kSpecs};
 
+// An arrival's event argument carries its in-flight index and, above it, the sending rank,
+// so that the hint for the next arrival can name the sender without reading the record.
+namespace {
+std::uint64_t arrival_argument(std::uint32_t in_flight_index, Rank src) {
+  return in_flight_index | std::uint64_t{static_cast<std::uint32_t>(src)} << 32;
+}
+}  // namespace
+
 RawLayer::RawLayer(Job& job) : MessagingLayer(job) {
-  kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::arrived>(this).fn, [](const void* ctx, std::uint64_t index) {
-    __builtin_prefetch(&static_cast<const RawLayer*>(ctx)->in_flight_[index]);
+  kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::arrived>(this).fn, [](const void* ctx, std::uint64_t arg) {
+    const auto* layer = static_cast<const RawLayer*>(ctx);
+    __builtin_prefetch(&layer->in_flight_[static_cast<std::uint32_t>(arg)]);
+    layer->hint_arrival(static_cast<Rank>(arg >> 32));
   });
 }
 
@@ -44,12 +54,13 @@ std::uint32_t RawLayer::track(const InFlight& message) {
   return index;
 }
 
-void RawLayer::arrived(std::uint64_t index) {
+void RawLayer::arrived(std::uint64_t arg) {
+  const auto index = static_cast<std::uint32_t>(arg);
   const InFlight& m = in_flight_[index];
   const Envelope envelope{m.src, m.dst, m.tag, m.size, m.word};
   const HandlerId handler = m.handler;
   // Copied out first: a handler may send, and a send may grow in_flight_ (m would dangle).
-  free_in_flight_.push_back(static_cast<std::uint32_t>(index));
+  free_in_flight_.push_back(index);
   if (handler != kTwoSided) deliver_am(handler, envelope);
   else deliver(envelope);
 }
@@ -61,7 +72,7 @@ Request RawLayer::start_send(const InFlight& message) {
   const auto index = track(message);
   job_.network.start({job_.node_of(message.src), job_.node_of(message.dst), message.size,
                       member_callback<RawLayer, &RawLayer::sent>(this, request),
-                      member_callback<RawLayer, &RawLayer::arrived>(this, index)});
+                      member_callback<RawLayer, &RawLayer::arrived>(this, arrival_argument(index, message.src))});
   return Request(&requests_, request);
 }
 

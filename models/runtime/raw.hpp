@@ -32,7 +32,7 @@ class RawLayer final : public MessagingLayer {
     std::uint64_t word;
   };
   std::uint32_t track(const InFlight& message);
-  void arrived(std::uint64_t in_flight_index);
+  void arrived(std::uint64_t arrival_argument);
   void sent(std::uint64_t request_index);
   /// Starts the transfer of `message`; its request completes at local completion.
   Request start_send(const InFlight& message);

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <string>
+
 #include "models/runtime/messaging.hpp"
 #include "sim/simulation.hpp"
 #include "tests/support/fixtures.hpp"
@@ -143,6 +146,46 @@ TEST_CASE("active-message handlers run one at a time on the destination", "[runt
   REQUIRE(log.size() == 2);
   // Both arrive at the same time (one hop each); the second handler waits for the first.
   CHECK(log[1].first - log[0].first == kMicrosecond);
+}
+
+namespace {
+// Three active messages from ranks 0, 2 and 3 (different distances); the log gets "run s" as
+// each handler runs and, with `hinted`, "hint s" when the layer names the next arrival's source.
+std::vector<std::string> arrivals_with_hints(bool hinted, std::vector<Time>& run_times) {
+  RawJob j;
+  std::vector<std::string> log;
+  const auto handler = j.layer->register_handler(rt::InstantHandler([&](Comm c, const Envelope& e) {
+    log.push_back("run " + std::to_string(e.src));
+    run_times.push_back(c.now());
+  }));
+  if (hinted)
+    j.layer->set_arrival_hint([](const void* ctx, rt::Rank src) {
+      static_cast<std::vector<std::string>*>(const_cast<void*>(ctx))->push_back("hint " + std::to_string(src));
+    }, &log);
+  j.kernel.spawn(j.comm(0).am_send(1, handler, 8, 0));
+  j.kernel.spawn(j.comm(2).am_send(1, handler, 4096, 0));
+  j.kernel.spawn(j.comm(3).am_send(1, handler, 64, 0));
+  j.kernel.run();
+  return log;
+}
+}  // namespace
+
+TEST_CASE("the raw layer names the next arrival's source before it arrives, and changes nothing", "[runtime]") {
+  std::vector<Time> plain_times, hinted_times;
+  const auto plain = arrivals_with_hints(false, plain_times);
+  const auto log = arrivals_with_hints(true, hinted_times);
+  CHECK(hinted_times == plain_times);
+  REQUIRE(plain.size() == 3);
+  // Each arrival is hinted, with its source, before its handler runs, and never after: the
+  // hint names the event after the one about to run (so it may come more than once, and
+  // come before another arrival runs).
+  for (const auto& run : plain) {
+    const auto ran = std::find(log.begin(), log.end(), run);
+    const std::string hint = "hint " + run.substr(4);
+    CHECK(std::find(log.begin(), ran, hint) != ran);
+    CHECK(std::find(ran, log.end(), hint) == log.end());
+  }
+  CHECK(std::count_if(log.begin(), log.end(), [](const std::string& line) { return line.rfind("run", 0) == 0; }) == 3);
 }
 
 TEST_CASE("collectives complete on every rank, in sensible times", "[runtime]") {
