@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,7 @@ class MonotoneEventQueue {
     Event events[kEvents];
   };
   static_assert(Block::kEvents >= 8, "events too large for the queue's blocks");
+  static_assert(std::is_trivially_copyable_v<Event>, "events are copied between blocks as values");
   struct Bucket {
     Block* head = nullptr;
     Block* tail = nullptr;
