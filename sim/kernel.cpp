@@ -36,9 +36,7 @@ Kernel::RootPromise::Root run_process(Task<> process) { co_await process; }
 // A resumption reads its coroutine's frame, usually out of cache: its first lines are asked
 // for one event ahead.
 Kernel::Kernel() {
-  add_prefetcher(resume_handle, [](const void* frame, std::uint64_t) {
-    for (int line = 0; line < 4; ++line) __builtin_prefetch(static_cast<const char*>(frame) + 64 * line);
-  });
+  add_prefetcher(resume_handle, [](const void* frame, std::uint64_t) { prefetch_frame(frame); });
 }
 
 void Kernel::resume_handle(void* address, std::uint64_t) { std::coroutine_handle<>::from_address(address).resume(); }

@@ -66,6 +66,10 @@ class Kernel {
   void add_prefetcher(void (*fn)(void*, std::uint64_t), void (*prefetch)(const void*, std::uint64_t)) {
     if (prefetcher_count_ < prefetchers_.size()) prefetchers_[prefetcher_count_++] = {fn, prefetch};
   }
+  /// Asks for the first lines of a coroutine frame (what resuming it reads first).
+  static void prefetch_frame(const void* frame) {
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(static_cast<const char*>(frame) + 64 * line);
+  }
   /// Whether stop() ended the last run()/run_until().
   bool stopped() const { return stopped_; }
   /// Destroys every live process and pending event. Owners of objects that processes refer

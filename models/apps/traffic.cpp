@@ -73,11 +73,16 @@ class Traffic final : public Workload {
     const auto n = static_cast<std::size_t>(layer.size());
     first_send_.assign(n, kNever);
     sources_.assign(n, Source{});
+    sender_frames_.assign(n, nullptr);
     prepare_destinations(layer.job());
     handler_ = layer.register_handler(rt::InstantHandler([this](Comm c, const Envelope& e) { arrived(c, e); }));
-    // An arrival reads its source's record, a cache miss the layer can start one event ahead.
+    // An arrival reads its source's record and resumes the sender waiting there: cache
+    // misses the layer lets us start one event ahead. (A frame address may be stale, once
+    // its sender has finished: a prefetch of it is harmless.)
     layer.set_arrival_hint([](const void* ctx, Rank src) {
-      __builtin_prefetch(&static_cast<const Traffic*>(ctx)->sources_[static_cast<std::size_t>(src)]);
+      const auto* traffic = static_cast<const Traffic*>(ctx);
+      __builtin_prefetch(&traffic->sources_[static_cast<std::size_t>(src)]);
+      if (const void* frame = traffic->sender_frames_[static_cast<std::size_t>(src)]) Kernel::prefetch_frame(frame);
     }, this);
     if (pattern_ == "latency_map") return layer.kernel().spawn(map_latency(Comm(layer, 0)));
     spawn_all(layer, [this](Comm c) { return send_all(c); });
@@ -134,7 +139,7 @@ class Traffic final : public Workload {
     const std::int64_t total = random ? messages_ : messages_ * static_cast<std::int64_t>(fixed.size());
     if (total > 0) first_send_[me] = c.now();
     for (std::int64_t k = 0; k < total; ++k) {
-      while (source.in_flight >= window_) co_await Credit{source};
+      while (source.in_flight >= window_) co_await Credit{source, sender_frames_[me]};
       const Rank dst = random ? random_other(rng, c) : fixed[static_cast<std::size_t>(k) % fixed.size()];
       ++source.in_flight;
       source.bytes_sent += size_;
@@ -149,8 +154,12 @@ class Traffic final : public Workload {
   struct Source;
   struct Credit {
     Source& source;
+    const void*& frame;  // the sender's in sender_frames_
     bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<> sender) noexcept { source.waiting = sender; }
+    void await_suspend(std::coroutine_handle<> sender) noexcept {
+      source.waiting = sender;
+      frame = sender.address();
+    }
     void await_resume() const noexcept {}
   };
 
@@ -247,6 +256,9 @@ class Traffic final : public Workload {
     Time last_arrival = 0;
   };
   std::vector<Source> sources_;
+  // Per source, its sender's coroutine frame, for the arrival hint: a compact array (8 bytes
+  // a rank, in the cache) where the source's record would be a miss to wait for first.
+  std::vector<const void*> sender_frames_;
   std::vector<Time> first_send_;  // per source; written once, so kept apart
   std::uint64_t delivered_ = 0;
   Bytes delivered_bytes_ = 0;

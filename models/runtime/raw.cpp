@@ -41,6 +41,10 @@ RawLayer::RawLayer(Job& job) : MessagingLayer(job) {
     __builtin_prefetch(&layer->in_flight_[static_cast<std::uint32_t>(arg)]);
     layer->hint_arrival(static_cast<Rank>(arg >> 32));
   });
+  // A local completion resumes the sender waiting for it, whose frame is likely out of cache.
+  kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::sent>(this).fn, [](const void* ctx, std::uint64_t request) {
+    static_cast<const RawLayer*>(ctx)->requests_.prefetch_waiter(static_cast<std::uint32_t>(request));
+  });
 }
 
 std::uint32_t RawLayer::track(const InFlight& message) {

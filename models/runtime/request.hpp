@@ -35,6 +35,10 @@ class RequestPool {
   bool done(std::uint32_t index) const { return slots_[index].done; }
   const Envelope& envelope(std::uint32_t index) const { return slots_[index].envelope; }
   void wait(std::uint32_t index, std::coroutine_handle<> waiter) { slots_[index].waiter = waiter; }
+  /// A hint: asks for the frame of the process waiting for the request, if any.
+  void prefetch_waiter(std::uint32_t index) const {
+    if (const auto waiter = slots_[index].waiter) Kernel::prefetch_frame(waiter.address());
+  }
   std::size_t in_use() const { return slots_.size() - free_.size(); }
 
  private:
