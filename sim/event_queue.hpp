@@ -118,6 +118,7 @@ class MonotoneEventQueue {
     Block* tail = nullptr;
     std::size_t tail_used = Block::kEvents;  // events in the tail block; an empty bucket reads as full
     bool single_block() const { return head == tail; }
+    std::size_t used(const Block* block) const { return block == tail ? tail_used : Block::kEvents; }
   };
   // Free blocks beyond this many (about two megabytes) go back to the allocator: a burst (a
   // million processes woken at once) must not keep its memory for the rest of the run.
@@ -167,18 +168,15 @@ class MonotoneEventQueue {
   template <class Fn>
   void drain(const Bucket& bucket, Fn fn) {
     for (Block* block = bucket.head; block;) {
-      const std::size_t used = block == bucket.tail ? bucket.tail_used : Block::kEvents;
-      for (std::size_t i = 0; i < used; ++i) fn(block->events[i]);
+      for (std::size_t i = 0, n = bucket.used(block); i < n; ++i) fn(block->events[i]);
       free_block(std::exchange(block, block->next));
     }
   }
 
   [[gnu::noinline]] static std::int64_t earliest(const Bucket& bucket) {
     std::int64_t t = INT64_MAX;
-    for (const Block* block = bucket.head; block; block = block->next) {
-      const std::size_t used = block == bucket.tail ? bucket.tail_used : Block::kEvents;
-      for (std::size_t i = 0; i < used; ++i) t = std::min(t, block->events[i].time);
-    }
+    for (const Block* block = bucket.head; block; block = block->next)
+      for (std::size_t i = 0, n = bucket.used(block); i < n; ++i) t = std::min(t, block->events[i].time);
     return t;
   }
 
@@ -216,9 +214,10 @@ class MonotoneEventQueue {
     });
   }
 
-  // A lowest bucket of one block (31 kernel events at most) becomes the run at once, sorted by time (stably: each bucket is in
-  // insertion order), instead of being spread over lower buckets to be scanned again: a few
-  // comparisons where redistribution moved every event again. Every other event is later
+  // A lowest bucket of one block (31 kernel events at most) becomes the run at once, sorted
+  // by time (stably: each bucket is in insertion order), instead of being spread over lower
+  // buckets to be scanned again: a few comparisons where redistribution moved every event
+  // again. Every other event is later
   // than all of it (other buckets differ from last_ at a higher digit, or at this level by a
   // higher one), and pushes at or before its last time are inserted in it, so pops stay in
   // (time, insertion) order.

@@ -96,7 +96,7 @@ TEST_CASE("a prefetcher is asked about the next event before it runs, and change
   k.run();
   CHECK(order == std::vector<std::uint64_t>{0, 1, 2, 3, 4});
   // Argument 3 follows the unhinted event, so it is hinted while that one runs; nothing is
-  // hinted before it ran, and none twice.
+  // hinted after it ran, and none twice.
   CHECK(hints == std::vector<std::pair<std::uint64_t, bool>>{{1, false}, {2, false}, {3, false}, {4, false}});
 }
 
