@@ -73,17 +73,32 @@ class Traffic final : public Workload {
     const auto n = static_cast<std::size_t>(layer.size());
     first_send_.assign(n, kNever);
     sources_.assign(n, Source{});
-    sender_frames_.assign(n, nullptr);
+    senders_.assign(n, Sender{});
+    layer_ = &layer;
     prepare_destinations(layer.job());
     handler_ = layer.register_handler(rt::InstantHandler([this](Comm c, const Envelope& e) { arrived(c, e); }));
-    // An arrival reads its source's record and resumes the sender waiting there: cache
-    // misses the layer lets us start one event ahead. (A frame address may be stale, once
-    // its sender has finished: a prefetch of it is harmless.)
-    layer.set_arrival_hint([](const void* ctx, Rank src) {
+    // An arrival reads its source's record and, when the sender waits there for a credit,
+    // resumes it to send its next message; a local completion resumes the sender, which
+    // sends its next message if the window has room. Cache misses the layer lets us start
+    // one event ahead, the next message's route included.
+    rt::MessagingLayer::Hints hints;
+    hints.ctx = this;
+    hints.arrival = [](const void* ctx, Rank src) {
       const auto* traffic = static_cast<const Traffic*>(ctx);
       __builtin_prefetch(&traffic->sources_[static_cast<std::size_t>(src)]);
-      if (const void* frame = traffic->sender_frames_[static_cast<std::size_t>(src)]) Kernel::prefetch_frame(frame);
-    }, this);
+      const Sender& sender = traffic->senders_[static_cast<std::size_t>(src)];
+      if (!sender.credit_wait_frame) return;
+      Kernel::prefetch_frame(sender.credit_wait_frame);
+      traffic->layer_->expect_send(src, sender.next_destination);
+    };
+    hints.send_completion = [](const void* ctx, Rank src) {
+      const auto* traffic = static_cast<const Traffic*>(ctx);
+      const Sender& sender = traffic->senders_[static_cast<std::size_t>(src)];
+      if (sender.in_flight >= traffic->window_ || sender.next_destination < 0) return;
+      __builtin_prefetch(&traffic->sources_[static_cast<std::size_t>(src)]);
+      traffic->layer_->expect_send(src, sender.next_destination);
+    };
+    layer.set_hints(hints);
     if (pattern_ == "latency_map") return layer.kernel().spawn(map_latency(Comm(layer, 0)));
     spawn_all(layer, [this](Comm c) { return send_all(c); });
   }
@@ -137,30 +152,42 @@ class Traffic final : public Workload {
     const bool random = pattern_ == "uniform_random";
     const auto fixed = random ? std::vector<Rank>{} : destinations(c);
     const std::int64_t total = random ? messages_ : messages_ * static_cast<std::int64_t>(fixed.size());
-    if (total > 0) first_send_[me] = c.now();
+    Sender& sender = senders_[me];
+    if (total > 0) {
+      first_send_[me] = c.now();
+      sender.next_destination = destination(0, fixed, rng, c);
+    }
     for (std::int64_t k = 0; k < total; ++k) {
-      while (source.in_flight >= window_) co_await Credit{source, sender_frames_[me]};
-      const Rank dst = random ? random_other(rng, c) : fixed[static_cast<std::size_t>(k) % fixed.size()];
-      ++source.in_flight;
+      while (sender.in_flight >= window_) co_await Credit{source, sender};
+      const Rank dst = sender.next_destination;
+      // Drawn one message ahead (the same draws, in the same order), for the hints.
+      sender.next_destination = k + 1 < total ? destination(k + 1, fixed, rng, c) : -1;
+      ++sender.in_flight;
       source.bytes_sent += size_;
       rt::Request sent = co_await c.am_isend(dst, handler_, size_, static_cast<std::uint64_t>(c.now()));
       co_await Completion{sent};
     }
   }
 
+  // The k-th message's destination: a random other rank, or the pattern's fixed ones in turn.
+  static Rank destination(std::int64_t k, const std::vector<Rank>& fixed, Rng& rng, Comm c) {
+    return fixed.empty() ? random_other(rng, c) : fixed[static_cast<std::size_t>(k) % fixed.size()];
+  }
+
   // Waits for an arrival of the source's messages. The waiting sender is kept in the
   // source's record, which the arrival reads anyway: a Trigger in the sender's frame would
   // cost every arrival a second, dependent cache miss.
   struct Source;
+  struct Sender;
   struct Credit {
     Source& source;
-    const void*& frame;  // the sender's in sender_frames_
+    Sender& sender;
     bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<> sender) noexcept {
-      source.waiting = sender;
-      frame = sender.address();
+    void await_suspend(std::coroutine_handle<> waiting) noexcept {
+      source.waiting = waiting;
+      sender.credit_wait_frame = waiting.address();
     }
-    void await_resume() const noexcept {}
+    void await_resume() const noexcept { sender.credit_wait_frame = nullptr; }
   };
 
   // Awaits a request without copying its envelope (unused here) into the coroutine frame, a
@@ -185,7 +212,7 @@ class Traffic final : public Workload {
     latency_max_ = std::max(latency_max_, latency);
     Source& source = sources_[static_cast<std::size_t>(e.src)];
     source.last_arrival = std::max(source.last_arrival, c.now());
-    --source.in_flight;
+    --senders_[static_cast<std::size_t>(e.src)].in_flight;
     if (const auto sender = std::exchange(source.waiting, {})) c.kernel().resume_now(sender);
     if (waiting_) {
       map_latency_.push_back(latency);
@@ -244,21 +271,26 @@ class Traffic final : public Workload {
   Bytes size_;
   std::int64_t messages_, window_, distance_;
   const rt::Job* job_ = nullptr;
+  const rt::MessagingLayer* layer_ = nullptr;
   rt::HandlerId handler_ = 0;
   std::vector<Rank> permutation_;
   std::vector<Rank> first_rank_on_node_;
   // Per source rank, what every send and every arrival touches, in one 32-byte record (a
   // single cache line) rather than four arrays.
   struct alignas(32) Source {
-    std::int64_t in_flight = 0;  // sent, not yet delivered
     std::coroutine_handle<> waiting;  // its sender, waiting for a delivery
     Bytes bytes_sent = 0;
     Time last_arrival = 0;
   };
   std::vector<Source> sources_;
-  // Per source, its sender's coroutine frame, for the arrival hint: a compact array (8 bytes
-  // a rank, in the cache) where the source's record would be a miss to wait for first.
-  std::vector<const void*> sender_frames_;
+  // Per source, what the hints read: a compact array (16 bytes a rank, in the cache) where
+  // the source's record would be a miss to wait for first.
+  struct Sender {
+    const void* credit_wait_frame = nullptr;  // its frame, while it waits for a credit
+    Rank next_destination = -1;               // of its next message (-1: none)
+    std::int32_t in_flight = 0;               // sent, not yet delivered (window <= 10^6)
+  };
+  std::vector<Sender> senders_;
   std::vector<Time> first_send_;  // per source; written once, so kept apart
   std::uint64_t delivered_ = 0;
   Bytes delivered_bytes_ = 0;

@@ -42,6 +42,10 @@ class NetworkModel {
 
   /// Starts a transfer at the kernel's current time. The callbacks run as kernel events.
   virtual void start(const TransferRequest& request) = 0;
+  /// A hint, like the kernel's (Kernel::add_prefetcher): a transfer from `src` to `dst` is
+  /// likely to start soon, so a model may get ready for it (the packet model computes its
+  /// route and asks for the route's links). It must change nothing; the default ignores it.
+  virtual void expect_transfer(NodeId /*src*/, NodeId /*dst*/) const {}
   /// Runs the kernel to completion. A backend with its own clock (SimGrid) interleaves it.
   virtual void drive(Kernel& kernel) { kernel.run(); }
   /// Whether a simulation on this model must run in a process of its own (SimGrid: one

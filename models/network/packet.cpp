@@ -63,7 +63,7 @@ void PacketModel::start(const TransferRequest& request) {
   m.request = request;
   m.next_offset = 0;
   m.latest_delivery = 0;
-  topology_.route(request.src, request.dst, m.route);
+  route(request.src, request.dst, m.route);
   prefetch_route(m.route);
   m.bottleneck = INT64_MAX;
   // From the compact tag array, not the timelines: the booking can start on the first
@@ -71,6 +71,31 @@ void PacketModel::start(const TransferRequest& request) {
   for (LinkId l : m.route)
     m.bottleneck = std::min(m.bottleneck, link_timings_[timing_tags_[static_cast<std::size_t>(l)]].bandwidth);
   send_next_train(index);
+}
+
+// Getting ready one event ahead: the route's timelines are then on their way while that
+// event runs, instead of being waited for at the start of the booking.
+void PacketModel::expect_transfer(NodeId src, NodeId dst) const {
+  if (src == dst) return;
+  for (const ExpectedRoute& e : expected_)
+    if (e.src == src && e.dst == dst) return prefetch_route(e.route);
+  ExpectedRoute& e = expected_[next_expected_];
+  next_expected_ = (next_expected_ + 1) % expected_.size();
+  e.src = src;
+  e.dst = dst;
+  topology_.route(src, dst, e.route);
+  prefetch_route(e.route);
+}
+
+void PacketModel::route(NodeId src, NodeId dst, std::vector<LinkId>& out) {
+  for (ExpectedRoute& e : expected_) {
+    if (e.src == src && e.dst == dst) {
+      out.swap(e.route);  // the slot keeps the message's old vector, and its capacity
+      e.src = e.dst = -1;
+      return;
+    }
+  }
+  topology_.route(src, dst, out);
 }
 
 // Each link's timeline is a likely cache miss: ask for all of them at once.

@@ -33,6 +33,7 @@ class PacketModel final : public NetworkModel {
   PacketModel(Kernel& kernel, const Machine& machine, Bytes train_bytes);
   std::string_view name() const override { return "packet"; }
   void start(const TransferRequest& request) override;
+  void expect_transfer(NodeId src, NodeId dst) const override;
 
  private:
   struct Message {
@@ -133,6 +134,17 @@ class PacketModel final : public NetworkModel {
   std::vector<LinkId> next_hops_;   // scratch for adaptive routing
   std::array<TrainShape, 4> shapes_;  // the last few train shapes (a workload has a handful)
   std::size_t oldest_shape_ = 0;
+  /// Routes computed ahead by expect_transfer(), for start() to take instead of computing
+  /// them again. A route depends only on its ends, so a stale entry is still right. Several:
+  /// other hints may come between an expected transfer and its start.
+  struct ExpectedRoute {
+    NodeId src = -1, dst = -1;
+    std::vector<LinkId> route;
+  };
+  mutable std::array<ExpectedRoute, 4> expected_;  // mutable: a hint fills it (a cache)
+  mutable std::size_t next_expected_ = 0;
+  /// The route from src to dst into `out`: the expected one if it is there.
+  void route(NodeId src, NodeId dst, std::vector<LinkId>& out);
 };
 
 }  // namespace torsim::net

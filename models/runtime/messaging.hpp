@@ -68,11 +68,21 @@ class MessagingLayer {
   /// layer has them (Charm++ over uGNI), and is ignored elsewhere.
   virtual Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
                                  Tag tag) = 0;
-  /// A hint, like the kernel's (Kernel::add_prefetcher): a layer that knows whose message
-  /// arrives next, one event ahead, calls `hint(ctx, src)` so that what the handler will
-  /// read about `src` is on its way. It must change nothing. The raw layer calls it; others
-  /// need not.
-  void set_arrival_hint(void (*hint)(const void* ctx, Rank src), const void* ctx) { arrival_hint_ = {hint, ctx}; }
+  /// Hints for the workload, like the kernel's (Kernel::add_prefetcher): a layer that knows,
+  /// one event ahead, that a message from `src` arrives next, or that a send by `src`
+  /// completes locally next, calls `arrival(ctx, src)` or `send_completion(ctx, src)`, so
+  /// that what the workload will then read about `src` is on its way. They must change
+  /// nothing. The raw layer gives them; others need not.
+  struct Hints {
+    void (*arrival)(const void* ctx, Rank src) = nullptr;
+    void (*send_completion)(const void* ctx, Rank src) = nullptr;
+    const void* ctx = nullptr;
+  };
+  void set_hints(const Hints& hints) { hints_ = hints; }
+  /// A hint from a workload that knows its ranks' next destinations: `src` is likely to send
+  /// to `dst` soon (say, one event ahead). It must change nothing. The raw layer passes it
+  /// to the network model (NetworkModel::expect_transfer); the default ignores it.
+  virtual void expect_send(Rank /*src*/, Rank /*dst*/) const {}
 
   // --- Collectives over all ranks of the job. Defaults are built on isend/irecv (MPICH's
   // classic algorithms); layers with native collectives override them.
@@ -114,18 +124,17 @@ class MessagingLayer {
   Tag next_collective_tag(Rank self);
 
   void hint_arrival(Rank src) const {
-    if (arrival_hint_.fn) arrival_hint_.fn(arrival_hint_.ctx, src);
+    if (hints_.arrival) hints_.arrival(hints_.ctx, src);
+  }
+  void hint_send_completion(Rank src) const {
+    if (hints_.send_completion) hints_.send_completion(hints_.ctx, src);
   }
 
   Job& job_;
   RequestPool requests_;
 
  private:
-  struct ArrivalHint {
-    void (*fn)(const void* ctx, Rank src) = nullptr;
-    const void* ctx = nullptr;
-  };
-  ArrivalHint arrival_hint_;
+  Hints hints_;
   struct PostedReceive {
     Rank src;
     Tag tag;

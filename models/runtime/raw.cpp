@@ -28,22 +28,26 @@ void reply_with(void* ctx, std::uint64_t reply_bytes) {
 const ParamTable kRawLayerParams{"runtime (layer: raw)", "NIC-level transfers with no software overhead.", kSpecs};
 
 // An arrival's event argument carries its in-flight index and, above it, the sending rank,
-// so that the hint for the next arrival can name the sender without reading the record.
+// so that the hint for the next arrival can name the sender without reading the record; a
+// local completion's carries its request index and the sending rank.
 namespace {
-std::uint64_t arrival_argument(std::uint32_t in_flight_index, Rank src) {
-  return in_flight_index | std::uint64_t{static_cast<std::uint32_t>(src)} << 32;
+std::uint64_t with_rank(std::uint32_t index, Rank src) {
+  return index | std::uint64_t{static_cast<std::uint32_t>(src)} << 32;
 }
+Rank rank_in(std::uint64_t argument) { return static_cast<Rank>(argument >> 32); }
 }  // namespace
 
 RawLayer::RawLayer(Job& job) : MessagingLayer(job) {
   kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::arrived>(this).fn, [](const void* ctx, std::uint64_t arg) {
     const auto* layer = static_cast<const RawLayer*>(ctx);
     __builtin_prefetch(&layer->in_flight_[static_cast<std::uint32_t>(arg)]);
-    layer->hint_arrival(static_cast<Rank>(arg >> 32));
+    layer->hint_arrival(rank_in(arg));
   });
   // A local completion resumes the sender waiting for it, whose frame is likely out of cache.
-  kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::sent>(this).fn, [](const void* ctx, std::uint64_t request) {
-    static_cast<const RawLayer*>(ctx)->requests_.prefetch_waiter(static_cast<std::uint32_t>(request));
+  kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::sent>(this).fn, [](const void* ctx, std::uint64_t arg) {
+    const auto* layer = static_cast<const RawLayer*>(ctx);
+    layer->requests_.prefetch_waiter(static_cast<std::uint32_t>(arg));
+    layer->hint_send_completion(rank_in(arg));
   });
 }
 
@@ -69,14 +73,14 @@ void RawLayer::arrived(std::uint64_t arg) {
   else deliver(envelope);
 }
 
-void RawLayer::sent(std::uint64_t request_index) { requests_.complete(static_cast<std::uint32_t>(request_index)); }
+void RawLayer::sent(std::uint64_t arg) { requests_.complete(static_cast<std::uint32_t>(arg)); }
 
 Request RawLayer::start_send(const InFlight& message) {
   const auto request = requests_.allocate();
   const auto index = track(message);
   job_.network.start({job_.node_of(message.src), job_.node_of(message.dst), message.size,
-                      member_callback<RawLayer, &RawLayer::sent>(this, request),
-                      member_callback<RawLayer, &RawLayer::arrived>(this, arrival_argument(index, message.src))});
+                      member_callback<RawLayer, &RawLayer::sent>(this, with_rank(request, message.src)),
+                      member_callback<RawLayer, &RawLayer::arrived>(this, with_rank(index, message.src))});
   return Request(&requests_, request);
 }
 

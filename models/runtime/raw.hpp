@@ -19,6 +19,9 @@ class RawLayer final : public MessagingLayer {
   Task<> get(Rank self, Rank target, Bytes size) override;
   Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
                          Tag tag) override;
+  void expect_send(Rank src, Rank dst) const override {
+    job_.network.expect_transfer(job_.node_of(src), job_.node_of(dst));
+  }
 
  private:
   // A message on the wire, read back when it arrives. 32 bytes, aligned: one cache line (an
@@ -32,8 +35,8 @@ class RawLayer final : public MessagingLayer {
     std::uint64_t word;
   };
   std::uint32_t track(const InFlight& message);
-  void arrived(std::uint64_t arrival_argument);
-  void sent(std::uint64_t request_index);
+  void arrived(std::uint64_t in_flight_and_rank);
+  void sent(std::uint64_t request_and_rank);
   /// Starts the transfer of `message`; its request completes at local completion.
   Request start_send(const InFlight& message);
 

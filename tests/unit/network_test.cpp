@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <deque>
+#include <functional>
 
 #include "models/network/analytic.hpp"
 #include "models/network/packet.hpp"
@@ -69,6 +70,66 @@ std::vector<Time> run_together(const Machine& m, const char* model, const std::v
 }
 
 }  // namespace
+
+namespace {
+
+constexpr Time kStagger = 50 * kNanosecond;
+
+// Starts each flow at a time of its own (so that each books on the links the earlier ones
+// left), first telling the model, through expect_transfer(), about `expected` pairs: the
+// flow's own, others, or none. Returns the delivery times and each link's busy time.
+std::pair<std::vector<Time>, std::vector<Time>> run_expecting(
+    const Machine& m, const std::vector<std::array<int, 3>>& flows,
+    const std::function<std::vector<std::pair<int, int>>(std::size_t)>& expected) {
+  Kernel k;
+  auto network = net::make_network_model(Json{{"model", "packet"}}, Where("test"), k, m);
+  std::deque<Completion> done;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    done.push_back({-1, -1, &k});
+    const auto [src, dst, bytes] = flows[i];
+    k.spawn([](Kernel& kernel, net::NetworkModel& net, Completion& c, Time at, int from, int to, int size,
+               std::vector<std::pair<int, int>> expect) -> Task<> {
+      co_await kernel.sleep(at);
+      for (auto [s, d] : expect) net.expect_transfer(s, d);
+      net.start(c.request(from, to, size));
+    }(k, *network, done.back(), static_cast<Time>(i) * kStagger, src, dst, bytes, expected(i)));
+  }
+  k.run();
+  std::vector<Time> delivered;
+  for (const auto& c : done) delivered.push_back(c.delivered);
+  return {delivered, network->link_busy()};
+}
+
+}  // namespace
+
+TEST_CASE("a transfer the packet model was told to expect takes the same time", "[network][packet]") {
+  // Flows that share links on a 4x4 torus (some queue behind others), and one within a node.
+  const Machine m = make_machine(machine_json(torus_json({4, 4}, {"10GB/s", "5GB/s"}), "8GB/s"));
+  std::vector<std::array<int, 3>> flows;
+  for (int i = 0; i < 24; ++i) flows.push_back({(i * 5) % 16, (i * 7 + 3) % 16, 3000 + 1000 * (i % 4)});
+  flows.push_back({6, 6, 5000});
+  const auto plain = run_expecting(m, flows, [](std::size_t) { return std::vector<std::pair<int, int>>{}; });
+  const auto own = [&](std::size_t i) { return std::pair<int, int>{flows[i][0], flows[i][1]}; };
+  // Its own pair; its own among others, more than the model keeps; only others; its own
+  // twice; another flow's pair with the ends swapped.
+  const std::vector<std::function<std::vector<std::pair<int, int>>(std::size_t)>> cases{
+      [&](std::size_t i) { return std::vector{own(i)}; },
+      [&](std::size_t i) { return std::vector{own(i), std::pair{1, 2}, std::pair{3, 4}, std::pair{5, 6}, std::pair{7, 8}}; },
+      [&](std::size_t i) { return std::vector{std::pair{1, 2}, std::pair{3, 4}, own((i + 1) % flows.size())}; },
+      [&](std::size_t i) { return std::vector{own(i), own(i)}; },
+      [&](std::size_t i) { return std::vector{std::pair{own(i).second, own(i).first}}; },
+  };
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    INFO("case " << c);
+    const auto expecting = run_expecting(m, flows, cases[c]);
+    CHECK(expecting.first == plain.first);
+    CHECK(expecting.second == plain.second);
+  }
+  int queued = 0;  // the flows did meet on links
+  for (std::size_t i = 0; i + 1 < flows.size(); ++i)
+    queued += plain.first[i] > static_cast<Time>(i) * kStagger + closed_form(m, flows[i][0], flows[i][1], flows[i][2]);
+  CHECK(queued > 3);
+}
 
 TEST_CASE("two flows sharing a link each get half of it", "[network][packet]") {
   // A 3-router line with two nodes per router: 0->4 and 1->5 share both network links; the

@@ -150,42 +150,62 @@ TEST_CASE("active-message handlers run one at a time on the destination", "[runt
 
 namespace {
 // Three active messages from ranks 0, 2 and 3 (different distances); the log gets "run s" as
-// each handler runs and, with `hinted`, "hint s" when the layer names the next arrival's source.
-std::vector<std::string> arrivals_with_hints(bool hinted, std::vector<Time>& run_times) {
+// each handler runs and "sent s" as each sender resumes after its local completion and,
+// with `hinted`, "hint run s" and "hint sent s" when the layer names the source of the next
+// arrival or local completion.
+std::vector<std::string> arrivals_with_hints(bool hinted, std::vector<Time>& times) {
   RawJob j;
   std::vector<std::string> log;
   const auto handler = j.layer->register_handler(rt::InstantHandler([&](Comm c, const Envelope& e) {
     log.push_back("run " + std::to_string(e.src));
-    run_times.push_back(c.now());
+    times.push_back(c.now());
   }));
-  if (hinted)
-    j.layer->set_arrival_hint([](const void* ctx, rt::Rank src) {
-      static_cast<std::vector<std::string>*>(const_cast<void*>(ctx))->push_back("hint " + std::to_string(src));
-    }, &log);
-  j.kernel.spawn(j.comm(0).am_send(1, handler, 8, 0));
-  j.kernel.spawn(j.comm(2).am_send(1, handler, 4096, 0));
-  j.kernel.spawn(j.comm(3).am_send(1, handler, 64, 0));
+  if (hinted) {
+    rt::MessagingLayer::Hints hints;
+    hints.ctx = &log;
+    hints.arrival = [](const void* ctx, rt::Rank src) {
+      static_cast<std::vector<std::string>*>(const_cast<void*>(ctx))->push_back("hint run " + std::to_string(src));
+    };
+    hints.send_completion = [](const void* ctx, rt::Rank src) {
+      static_cast<std::vector<std::string>*>(const_cast<void*>(ctx))->push_back("hint sent " + std::to_string(src));
+    };
+    j.layer->set_hints(hints);
+  }
+  auto send = [&](rt::Rank src, Bytes size) -> Task<> {
+    co_await j.comm(src).am_send(1, handler, size, 0);
+    log.push_back("sent " + std::to_string(src));
+    times.push_back(j.kernel.now());
+  };
+  j.kernel.spawn(send(0, 8));
+  j.kernel.spawn(send(2, 4096));
+  j.kernel.spawn(send(3, 64));
   j.kernel.run();
   return log;
 }
 }  // namespace
 
-TEST_CASE("the raw layer names the next arrival's source before it arrives, and changes nothing", "[runtime]") {
+TEST_CASE("the raw layer names the next arrival's and local completion's source before them, and changes nothing",
+          "[runtime]") {
   std::vector<Time> plain_times, hinted_times;
   const auto plain = arrivals_with_hints(false, plain_times);
   const auto log = arrivals_with_hints(true, hinted_times);
   CHECK(hinted_times == plain_times);
-  REQUIRE(plain.size() == 3);
-  // Each arrival is hinted, with its source, before its handler runs, and never after: the
-  // hint names the event after the one about to run (so it may come more than once, and
-  // come before another arrival runs).
-  for (const auto& run : plain) {
-    const auto ran = std::find(log.begin(), log.end(), run);
-    const std::string hint = "hint " + run.substr(4);
-    CHECK(std::find(log.begin(), ran, hint) != ran);
+  REQUIRE(plain.size() == 6);
+  // A hint names the event after the one about to run, if the kernel knows it without a
+  // refill (so a hint may come more than once, and before another event runs). Each arrival
+  // is hinted, with its source, before its handler runs; a local completion may not be (the
+  // first, right after the senders started at time 0, is not); and nothing is hinted after it ran.
+  int hinted_completions = 0;
+  for (const auto& done : plain) {
+    const auto ran = std::find(log.begin(), log.end(), done);
+    const std::string hint = "hint " + done;
+    const bool hinted = std::find(log.begin(), ran, hint) != ran;
+    if (done.rfind("run", 0) == 0) CHECK(hinted);
+    else hinted_completions += hinted;
     CHECK(std::find(ran, log.end(), hint) == log.end());
   }
-  CHECK(std::count_if(log.begin(), log.end(), [](const std::string& line) { return line.rfind("run", 0) == 0; }) == 3);
+  CHECK(hinted_completions >= 2);
+  CHECK(std::count_if(log.begin(), log.end(), [](const std::string& line) { return line.rfind("hint", 0) != 0; }) == 6);
 }
 
 TEST_CASE("collectives complete on every rank, in sensible times", "[runtime]") {
