@@ -87,13 +87,14 @@ class Traffic final : public Workload {
       const auto* traffic = static_cast<const Traffic*>(ctx);
       __builtin_prefetch(&traffic->sources_[static_cast<std::size_t>(src)]);
       const Sender& sender = traffic->senders_[static_cast<std::size_t>(src)];
-      if (!sender.credit_wait_frame) return;
-      Kernel::prefetch_frame(sender.credit_wait_frame);
+      if (!sender.waits_for_credit) return;
+      Kernel::prefetch_frame(sender.frame);
       traffic->layer_->expect_send(src, sender.next_destination);
     };
     hints.send_completion = [](const void* ctx, Rank src) {
       const auto* traffic = static_cast<const Traffic*>(ctx);
       const Sender& sender = traffic->senders_[static_cast<std::size_t>(src)];
+      Kernel::prefetch_frame(sender.frame);
       if (sender.in_flight >= traffic->window_ || sender.next_destination < 0) return;
       __builtin_prefetch(&traffic->sources_[static_cast<std::size_t>(src)]);
       traffic->layer_->expect_send(src, sender.next_destination);
@@ -165,7 +166,7 @@ class Traffic final : public Workload {
       ++sender.in_flight;
       source.bytes_sent += size_;
       rt::Request sent = co_await c.am_isend(dst, handler_, size_, static_cast<std::uint64_t>(c.now()));
-      co_await Completion{sent};
+      co_await Completion{sent, sender};
     }
   }
 
@@ -185,17 +186,22 @@ class Traffic final : public Workload {
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> waiting) noexcept {
       source.waiting = waiting;
-      sender.credit_wait_frame = waiting.address();
+      sender.frame = waiting.address();
+      sender.waits_for_credit = true;
     }
-    void await_resume() const noexcept { sender.credit_wait_frame = nullptr; }
+    void await_resume() const noexcept { sender.waits_for_credit = false; }
   };
 
   // Awaits a request without copying its envelope (unused here) into the coroutine frame, a
   // cache line the sender would otherwise write on every resume.
   struct Completion {
     rt::Request& request;
+    Sender& sender;
     bool await_ready() const { return request.await_ready(); }
-    void await_suspend(std::coroutine_handle<> h) { request.await_suspend(h); }
+    void await_suspend(std::coroutine_handle<> h) {
+      sender.frame = h.address();
+      request.await_suspend(h);
+    }
     void await_resume() const noexcept {}
   };
 
@@ -286,9 +292,10 @@ class Traffic final : public Workload {
   // Per source, what the hints read: a compact array (16 bytes a rank, in the cache) where
   // the source's record would be a miss to wait for first.
   struct Sender {
-    const void* credit_wait_frame = nullptr;  // its frame, while it waits for a credit
-    Rank next_destination = -1;               // of its next message (-1: none)
-    std::int32_t in_flight = 0;               // sent, not yet delivered (window <= 10^6)
+    const void* frame = nullptr;  // its coroutine frame
+    Rank next_destination = -1;   // of its next message (-1: none)
+    std::int32_t in_flight = 0;   // sent, not yet delivered (window <= 10^6)
+    bool waits_for_credit = false;
   };
   std::vector<Sender> senders_;
   std::vector<Time> first_send_;  // per source; written once, so kept apart
