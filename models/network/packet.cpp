@@ -63,8 +63,10 @@ void PacketModel::start(const TransferRequest& request) {
   m.request = request;
   m.next_offset = 0;
   m.latest_delivery = 0;
-  route(request.src, request.dst, m.route);
-  prefetch_route(m.route);
+  if (!take_expected_route(request.src, request.dst, m.route)) {
+    topology_.route(request.src, request.dst, m.route);
+    prefetch_route(m.route);
+  }
   m.bottleneck = INT64_MAX;
   // From the compact tag array, not the timelines: the booking can start on the first
   // link's timeline while the others are still on their way.
@@ -78,7 +80,7 @@ void PacketModel::start(const TransferRequest& request) {
 void PacketModel::expect_transfer(NodeId src, NodeId dst) const {
   if (src == dst) return;
   for (const ExpectedRoute& e : expected_)
-    if (e.src == src && e.dst == dst) return prefetch_route(e.route);
+    if (e.src == src && e.dst == dst) return;  // asked for already
   ExpectedRoute& e = expected_[next_expected_];
   next_expected_ = (next_expected_ + 1) % expected_.size();
   e.src = src;
@@ -87,15 +89,15 @@ void PacketModel::expect_transfer(NodeId src, NodeId dst) const {
   prefetch_route(e.route);
 }
 
-void PacketModel::route(NodeId src, NodeId dst, std::vector<LinkId>& out) {
+bool PacketModel::take_expected_route(NodeId src, NodeId dst, std::vector<LinkId>& out) {
   for (ExpectedRoute& e : expected_) {
     if (e.src == src && e.dst == dst) {
       out.swap(e.route);  // the slot keeps the message's old vector, and its capacity
       e.src = e.dst = -1;
-      return;
+      return true;
     }
   }
-  topology_.route(src, dst, out);
+  return false;
 }
 
 // Each link's timeline is a likely cache miss: ask for all of them at once.

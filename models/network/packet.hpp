@@ -143,8 +143,9 @@ class PacketModel final : public NetworkModel {
   };
   mutable std::array<ExpectedRoute, 4> expected_;  // mutable: a hint fills it (a cache)
   mutable std::size_t next_expected_ = 0;
-  /// The route from src to dst into `out`: the expected one if it is there.
-  void route(NodeId src, NodeId dst, std::vector<LinkId>& out);
+  /// Moves the expected route from src to dst into `out`, if there is one (its timelines
+  /// were asked for then).
+  bool take_expected_route(NodeId src, NodeId dst, std::vector<LinkId>& out);
 };
 
 }  // namespace torsim::net
