@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 
 namespace torsim::topo {
@@ -52,7 +53,26 @@ Torus::Torus(std::string type, std::vector<TorusDim> dims, int concentration, Ro
     for (std::size_t d = 0; d < dims_.size(); ++d)
       coords_[static_cast<std::size_t>(r) * dims_.size() + d] = static_cast<std::int16_t>((r / stride_[d]) % dims_[d].size);
   build_links();
+  build_rings();
   add_node_links(node_links);
+}
+
+void Torus::build_rings() {
+  const std::size_t dims = dims_.size();
+  ring_ports_.assign(dims, {});
+  ring_base_.assign(static_cast<std::size_t>(router_count_) * dims, 0);
+  for (std::size_t d = 0; d < dims; ++d) {
+    const int k = dims_[d].size;
+    auto& table = ring_ports_[d];
+    for (RouterId r = 0; r < router_count_; ++r) {
+      if (coordinate(r, d) != 0) continue;  // one ring per router at coordinate 0
+      const auto base = static_cast<std::int32_t>(table.size());
+      for (int j = 0; j < 2 * k; ++j) table.push_back(port(r + (j % k) * stride_[d], d, +1));
+      for (int j = 0; j < 2 * k; ++j) table.push_back(port(r + (k - 1 - j % k) * stride_[d], d, -1));
+      for (int c = 0; c < k; ++c) ring_base_[static_cast<std::size_t>(r + c * stride_[d]) * dims + d] = base;
+    }
+    table.resize(table.size() + kRunBlock, kNoLink);
+  }
 }
 
 void Torus::build_links() {
@@ -88,8 +108,8 @@ inline Torus::Step Torus::step(std::size_t dim, int from, int to) const {
   return {+1, forward, true};  // the tie: exactly half-way round, go +
 }
 
-// Pure coordinate arithmetic: the next router is computed, not read from the link table.
-// The steps are counted first so that the route is written in place, without push_back.
+// Per dimension, the hops are a contiguous run of that dimension's ring table, copied in
+// blocks (no branch per hop, nor at a wrap); the router reached is computed, not walked to.
 void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
   if (src == dst) return out.clear();
   RouterId at = router_of(src);
@@ -100,33 +120,22 @@ void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
     steps[d] = step(d, coordinate(at, d), coordinate(target, d));
     hops += static_cast<std::size_t>(steps[d].count);
   }
-  out.resize(hops + 2);  // from the last route's length: no clear(), so little to zero-fill
+  out.resize(hops + 2 + kRunBlock);  // a block copy may write past the last hop
   LinkId* next_link = out.data();
   *next_link++ = injection_link(src);
-  // Everything the walk needs is in locals: the link stores are ints, and so are the
-  // dimension fields, so the compiler would otherwise reload those after every store.
-  const LinkId* const ports = ports_.data();
-  const std::size_t ports_per_router = dims_.size() * 2;
   for (std::size_t d = 0; d < dims_.size(); ++d) {
     const int count = steps[d].count;
     if (count == 0) continue;
     const int size = dims_[d].size;
-    const RouterId stride = stride_[d];
-    const RouterId wrap = (size - 1) * stride;
-    const std::size_t slot = d * 2 + (steps[d].direction < 0 ? 1 : 0);
-    int c = coordinate(at, d);
-    for (int i = 0; i < count; ++i) {
-      *next_link++ = ports[static_cast<std::size_t>(at) * ports_per_router + slot];
-      if (steps[d].direction > 0) {
-        if (++c == size) c = 0, at -= wrap;
-        else at += stride;
-      } else {
-        if (c-- == 0) c = size - 1, at += wrap;
-        else at -= stride;
-      }
-    }
+    const int from = coordinate(at, d);
+    const LinkId* run = ring_ports_[d].data() + ring_base_[static_cast<std::size_t>(at) * dims_.size() + d] +
+                        (steps[d].direction > 0 ? from : 3 * size - 1 - from);
+    for (int i = 0; i < count; i += kRunBlock) std::memcpy(next_link + i, run + i, kRunBlock * sizeof(LinkId));
+    next_link += count;
+    at += (coordinate(target, d) - from) * stride_[d];
   }
   *next_link = ejection_link(dst);
+  out.resize(hops + 2);
 }
 
 void Torus::next_hops(RouterId at, RouterId dst, std::vector<LinkId>& out) const {

@@ -60,6 +60,7 @@ class Torus final : public Topology {
   };
   Step step(std::size_t dim, int from, int to) const;
   void build_links();
+  void build_rings();
 
   std::string type_;
   std::vector<TorusDim> dims_;
@@ -68,6 +69,14 @@ class Torus final : public Topology {
   Routing routing_;
   std::vector<LinkId> ports_;            // per router, dimension and direction: first lane
   std::vector<std::int16_t> coords_;     // per router and dimension: routes need no division
+  // Per dimension, each ring's ports (first lanes) in the order a route meets them, twice
+  // round so that a route's hops along the dimension are one contiguous run, wrap or not:
+  // + direction from coordinate 0, then - direction from coordinate size - 1 (4 x size
+  // entries a ring; kNoLink where a mesh has no link). route() copies runs in blocks of
+  // kRunBlock links, so each table has that many entries of padding.
+  static constexpr int kRunBlock = 8;
+  std::vector<std::vector<LinkId>> ring_ports_;
+  std::vector<std::int32_t> ring_base_;  // per router and dimension: its ring's first entry
 };
 
 std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node_links);
