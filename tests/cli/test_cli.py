@@ -214,6 +214,9 @@ class Bench(Scratch):
             figures = doc["random_4KiB_16x16x16"][model]
             self.assertEqual(figures["messages"], 16 * 4096)
             self.assertGreater(figures["messages_per_s"], 0)
+            runs = figures["runs_messages_per_s"]
+            self.assertEqual(len(runs), 3)
+            self.assertEqual(sorted(runs)[1], figures["messages_per_s"])  # the median run
         self.assertEqual(doc["idle_ranks"]["blocked_ranks"], 65536)
         self.assertEqual([p["working_set_MiB"] for p in doc["memory_latency"]], [1, 2, 4, 8, 16, 64])
         self.assertTrue(all(p["ns_per_load"] > 0 for p in doc["memory_latency"]))
