@@ -141,7 +141,7 @@ class PacketModel final : public NetworkModel {
     NodeId src = -1, dst = -1;
     std::vector<LinkId> route;
   };
-  mutable std::array<ExpectedRoute, 4> expected_;  // mutable: a hint fills it (a cache)
+  mutable std::array<ExpectedRoute, 8> expected_;  // mutable: a hint fills it (a cache)
   mutable std::size_t next_expected_ = 0;
   /// Moves the expected route from src to dst into `out`, if there is one (its timelines
   /// were asked for then).
