@@ -282,14 +282,14 @@ class Traffic final : public Workload {
   std::vector<Rank> permutation_;
   std::vector<Rank> first_rank_on_node_;
   // Per source rank, what every send and every arrival touches, in one 32-byte record (a
-  // single cache line) rather than four arrays.
+  // single cache line) rather than three arrays.
   struct alignas(32) Source {
     std::coroutine_handle<> waiting;  // its sender, waiting for a delivery
     Bytes bytes_sent = 0;
     Time last_arrival = 0;
   };
   std::vector<Source> sources_;
-  // Per source, what the hints read: a compact array (16 bytes a rank, in the cache) where
+  // Per source, what the hints read: a compact array (24 bytes a rank, in the cache) where
   // the source's record would be a miss to wait for first.
   struct Sender {
     const void* frame = nullptr;  // its coroutine frame
@@ -297,6 +297,7 @@ class Traffic final : public Workload {
     std::int32_t in_flight = 0;   // sent, not yet delivered (window <= 10^6)
     bool waits_for_credit = false;
   };
+  static_assert(sizeof(Sender) == 24);
   std::vector<Sender> senders_;
   std::vector<Time> first_send_;  // per source; written once, so kept apart
   std::uint64_t delivered_ = 0;
