@@ -98,19 +98,26 @@ Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) 
   return doc;
 }
 
-// One run of the random traffic on `model`, in a child process of its own.
-Json random_messages_run(const char* model, std::int64_t messages_per_rank) {
+// Runs `doc` in a child process of its own and times it, building the machine included;
+// `count_messages` picks the result's message count.
+template <class CountMessages>
+Json timed_run(const Json& doc, CountMessages count_messages) {
   return in_child([&] {
-    Json doc = random_traffic_scenario(model, messages_per_rank);
     const auto start = Clock::now();
     Simulation sim(doc, Where("bench"), 1);
     const auto result = sim.run();
     const double wall = seconds_since(start);
-    const double messages = result.output.metrics["messages_delivered"].get<double>();
+    const double messages = count_messages(result);
     return Json{{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
                 {"events", result.events}, {"events_per_s", static_cast<double>(result.events) / wall},
                 {"simulated_time_us", to_microseconds(result.simulated_time)}};
   });
+}
+
+// One run of the random traffic on `model`.
+Json random_messages_run(const char* model, std::int64_t messages_per_rank) {
+  return timed_run(random_traffic_scenario(model, messages_per_rank),
+                   [](const auto& result) { return result.output.metrics["messages_delivered"].template get<double>(); });
 }
 
 // Each model runs kRuns times, the two models alternately (so that a busy spell of the
@@ -144,15 +151,7 @@ Json side_by_side(const std::string& label, Json doc) {
   Json out{{"case", label}};
   for (const char* model : {"packet", "simgrid"}) {
     doc["network"] = {{"model", model}};
-    out[model] = in_child([&] {
-      const auto start = Clock::now();
-      Simulation sim(doc, Where("bench"), 1);
-      const auto result = sim.run();
-      const double wall = seconds_since(start);
-      const auto messages = result.counters["messages"].get<double>();
-      return Json{{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
-                  {"simulated_time_us", to_microseconds(result.simulated_time)}};
-    });
+    out[model] = timed_run(doc, [](const auto& result) { return result.counters["messages"].template get<double>(); });
   }
   out["speedup_packet_over_simgrid"] = out["simgrid"]["wall_s"].get<double>() / out["packet"]["wall_s"].get<double>();
   return out;
