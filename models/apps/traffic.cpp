@@ -295,7 +295,7 @@ class Traffic final : public Workload {
     const void* frame = nullptr;  // its coroutine frame
     Rank next_destination = -1;   // of its next message (-1: none)
     std::int32_t in_flight = 0;   // sent, not yet delivered (window <= 10^6)
-    bool waits_for_credit = false;
+    bool waits_for_credit = false;  // mirrors the source record's `waiting`, for the hints
   };
   static_assert(sizeof(Sender) == 24);
   std::vector<Sender> senders_;

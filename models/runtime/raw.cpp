@@ -43,7 +43,9 @@ RawLayer::RawLayer(Job& job) : MessagingLayer(job) {
     __builtin_prefetch(&layer->in_flight_[static_cast<std::uint32_t>(arg)]);
     layer->hint_arrival(rank_in(arg));
   });
-  // A local completion resumes the sender waiting for it, whose frame is likely out of cache.
+  // A local completion resumes the sender waiting for it, whose frame is likely out of cache;
+  // reading the request's slot here also brings it in for complete(). (A workload's own
+  // completion hint may ask for the frame again: skipping this one then measured slower.)
   kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::sent>(this).fn, [](const void* ctx, std::uint64_t arg) {
     const auto* layer = static_cast<const RawLayer*>(ctx);
     layer->requests_.prefetch_waiter(static_cast<std::uint32_t>(arg));
