@@ -7,6 +7,8 @@
 //  - random 4 KiB messages/s on a 16x16x16 torus, packet model vs the analytic model (the
 //    median of three runs each);
 //  - bytes per idle rank at 1 M ranks, from the resident set before and after spawning them.
+// The timed figures also report the share of a core they had (CPU time over wall time): below
+// one, the host time-shared the measurement, and every wall-clock rate fell with it.
 #include "sim/bench.hpp"
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <functional>
 #include <iostream>
 #include <queue>
+#include <string>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <utility>
@@ -34,6 +37,27 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// CPU time, user and system, of this (single-threaded) process and of the children it has
+// waited for (the SimGrid backend runs in one).
+double cpu_seconds() {
+  double seconds = 0;
+  for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    getrusage(who, &usage);
+    for (const timeval& t : {usage.ru_utime, usage.ru_stime})
+      seconds += static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  }
+  return seconds;
+}
+
+// Wall and CPU time since construction.
+struct Stopwatch {
+  Clock::time_point wall_start = Clock::now();
+  double cpu_start = cpu_seconds();
+  double wall_s() const { return seconds_since(wall_start); }
+  double cpu_s() const { return cpu_seconds() - cpu_start; }
+};
 
 long resident_bytes() {
   std::ifstream statm("/proc/self/statm");
@@ -61,15 +85,16 @@ Json kernel_events(std::int64_t events) {
   const int processes = 10000;
   Kernel k;
   for (int p = 0; p < processes; ++p) k.spawn(hop_forever(k, static_cast<std::uint64_t>(p), events / processes));
-  auto start = Clock::now();
+  const Stopwatch run_time;
   k.run();
-  const double wall = seconds_since(start);
+  const double wall = run_time.wall_s();
+  const double core_share = run_time.cpu_s() / wall;
   // Baseline: the same number of pushes and pops on a bare heap of (time, sequence) pairs.
   std::priority_queue<std::pair<Time, std::uint64_t>, std::vector<std::pair<Time, std::uint64_t>>, std::greater<>> heap;
   Rng rng(1);
   std::uint64_t seq = 0;
   for (int p = 0; p < processes; ++p) heap.push({static_cast<Time>(rng.below(1000)), seq++});
-  start = Clock::now();
+  const auto start = Clock::now();
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(k.events_processed()); ++i) {
     const auto top = heap.top();
     heap.pop();
@@ -79,7 +104,8 @@ Json kernel_events(std::int64_t events) {
   const double rate = static_cast<double>(k.events_processed()) / wall;
   const double baseline_rate = static_cast<double>(k.events_processed()) / baseline;
   return {{"events", k.events_processed()}, {"wall_s", wall}, {"events_per_s", rate},
-          {"baseline_heap_ops_per_s", baseline_rate}, {"ratio_to_baseline", rate / baseline_rate}};
+          {"baseline_heap_ops_per_s", baseline_rate}, {"ratio_to_baseline", rate / baseline_rate},
+          {"core_share", core_share}};
 }
 
 Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) {
@@ -103,12 +129,13 @@ Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) 
 template <class CountMessages>
 Json timed_run(const Json& doc, CountMessages count_messages) {
   return in_child([&] {
-    const auto start = Clock::now();
+    const Stopwatch run_time;
     Simulation sim(doc, Where("bench"), 1);
     const auto result = sim.run();
-    const double wall = seconds_since(start);
+    const double wall = run_time.wall_s();
     const double messages = count_messages(result);
     return Json{{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
+                {"core_share", run_time.cpu_s() / wall},
                 {"events", result.events}, {"events_per_s", static_cast<double>(result.events) / wall},
                 {"simulated_time_us", to_microseconds(result.simulated_time)}};
   });
@@ -184,6 +211,10 @@ std::string three_digits(double value) {
   return text;
 }
 
+std::string percent_of_a_core(const Json& core_share) {
+  return std::to_string(static_cast<int>(core_share.get<double>() * 100 + 0.5)) + " % of a core";
+}
+
 void print_simgrid(const Json& cases) {
   for (const auto& c : cases) {
     std::cout << c["case"].get<std::string>() << ":\n";
@@ -191,7 +222,8 @@ void print_simgrid(const Json& cases) {
       std::cout << "  " << model << ": " << c[model]["messages"].get<double>() << " messages in "
                 << three_digits(c[model]["wall_s"].get<double>()) << " s, "
                 << three_digits(c[model]["messages_per_s"].get<double>()) << " messages/s, simulated "
-                << three_digits(c[model]["simulated_time_us"].get<double>()) << " us\n";
+                << three_digits(c[model]["simulated_time_us"].get<double>()) << " us, "
+                << percent_of_a_core(c[model]["core_share"]) << "\n";
     std::cout << "  packet model " << three_digits(c["speedup_packet_over_simgrid"].get<double>())
               << "x faster (wall time ratio)\n";
   }
@@ -260,7 +292,8 @@ void print_bench(const Json& r) {
   const auto& k = r["kernel"];
   std::cout << "kernel: " << format_number(k["events_per_s"].get<double>() / 1e6) << " M events/s ("
             << format_number(k["ratio_to_baseline"].get<double>()) << "x a bare std::priority_queue at "
-            << format_number(k["baseline_heap_ops_per_s"].get<double>() / 1e6) << " M ops/s)\n";
+            << format_number(k["baseline_heap_ops_per_s"].get<double>() / 1e6) << " M ops/s; "
+            << percent_of_a_core(k["core_share"]) << ")\n";
   const auto& m = r["random_4KiB_16x16x16"];
   for (const char* model : {"packet", "analytic"}) {
     std::cout << "random 4 KiB on 16x16x16, " << model << " model: "
@@ -270,7 +303,8 @@ void print_bench(const Json& r) {
     for (const auto& rate : m[model]["runs_messages_per_s"])
       std::cout << std::exchange(separator, ", ") << three_digits(rate.get<double>() / 1e6);
     std::cout << " M/s; " << m[model]["messages"] << " messages in " << format_number(m[model]["wall_s"].get<double>())
-              << " s, " << format_number(m[model]["events_per_s"].get<double>() / 1e6) << " M events/s)\n";
+              << " s, " << format_number(m[model]["events_per_s"].get<double>() / 1e6) << " M events/s; "
+              << percent_of_a_core(m[model]["core_share"]) << ")\n";
   }
   std::cout << "  packet / analytic speed: " << format_number(m["ratio_packet_to_analytic"].get<double>()) << "\n";
   const auto& i = r["idle_ranks"];

@@ -207,9 +207,12 @@ class Bench(Scratch):
         path = os.path.join(self.dir, "bench.json")
         proc = run("bench", "--quick", "--json", path, check=True)
         self.assertIn("messages/s", proc.stdout)
+        self.assertIn("% of a core", proc.stdout)
         with open(path) as f:
             doc = json.load(f)
         self.assertGreater(doc["kernel"]["events"], 0)
+        # CPU time over wall time: a single-threaded measurement cannot have more than a core.
+        self.assertTrue(0 < doc["kernel"]["core_share"] <= 1.05)
         for model in ("packet", "analytic"):
             figures = doc["random_4KiB_16x16x16"][model]
             self.assertEqual(figures["messages"], 16 * 4096)
@@ -217,6 +220,7 @@ class Bench(Scratch):
             runs = figures["runs_messages_per_s"]
             self.assertEqual(len(runs), 3)
             self.assertEqual(sorted(runs)[1], figures["messages_per_s"])  # the median run
+            self.assertTrue(0 < figures["core_share"] <= 1.05)
         self.assertEqual(doc["idle_ranks"]["blocked_ranks"], 65536)
         self.assertEqual([p["working_set_MiB"] for p in doc["memory_latency"]], [1, 2, 4, 8, 16, 64])
         self.assertTrue(all(p["ns_per_load"] > 0 for p in doc["memory_latency"]))
