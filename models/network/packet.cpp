@@ -42,23 +42,13 @@ void PacketModel::tabulate_link_timings() {
   if (link_timings_.size() > 65536) throw std::logic_error("more than 65,536 distinct link timings");
 }
 
-std::uint64_t PacketModel::allocate_message() {
-  if (free_messages_.empty()) {
-    messages_.emplace_back();
-    return messages_.size() - 1;
-  }
-  const auto index = free_messages_.back();
-  free_messages_.pop_back();
-  return index;
-}
-
 void PacketModel::start(const TransferRequest& request) {
   ++counters_.messages;
   counters_.payload_bytes += request.bytes;
   if (request.src == request.dst) return copy_within_node(memory_[static_cast<std::size_t>(request.src)], request);
   const PacketFormat& format = request.format ? *request.format : machine_.packet;
   counters_.wire_bytes += format.wire_bytes(request.bytes);
-  const auto index = allocate_message();
+  const auto index = messages_.take();
   Message& m = messages_[index];
   m.request = request;
   m.next_offset = 0;
@@ -111,7 +101,8 @@ void PacketModel::collect_link_busy() const {
 
 // Books the next train at the current time; schedules the one after it when this train has
 // left the injection link, or the completions after the last one.
-void PacketModel::send_next_train(std::uint64_t index) {
+void PacketModel::send_next_train(std::uint64_t message_index) {
+  const auto index = static_cast<SlotPool<Message>::Index>(message_index);
   Message& m = messages_[index];
   const PacketFormat& format = m.request.format ? *m.request.format : machine_.packet;
   const Bytes start = m.next_offset;
@@ -133,7 +124,7 @@ void PacketModel::send_next_train(std::uint64_t index) {
   // The delivery event calls the requester itself: reading the message back then would be
   // a cache miss. Without a callback it stays a (no-op) event, so event counts are unchanged.
   const Callback delivered = m.request.on_delivered.fn ? m.request.on_delivered : Callback{ignore_delivery};
-  free_messages_.push_back(index);
+  messages_.release(index);
   kernel_.at(m.latest_delivery, delivered);
 }
 

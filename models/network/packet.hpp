@@ -23,6 +23,7 @@
 
 #include "models/network/link_timeline.hpp"
 #include "models/network/network_model.hpp"
+#include "sim/slot_pool.hpp"
 
 namespace torsim::net {
 
@@ -108,7 +109,6 @@ class PacketModel final : public NetworkModel {
   Time new_serialisation(std::uint32_t tag, TrainShape& shape) const;
   /// The remembered shape of these wire bytes and bottleneck (replacing the oldest if new).
   TrainShape& shape_of(Bytes wire_start, Bytes wire_end, Rate bottleneck);
-  std::uint64_t allocate_message();
 
   /// What a booking needs of a link. Links share a few distinct pairs; each timeline's tag
   /// indexes this table, so a hop reads one cache line (the timeline's), not also the
@@ -128,8 +128,7 @@ class PacketModel final : public NetworkModel {
   std::vector<LinkTiming> link_timings_;
   std::vector<std::uint16_t> timing_tags_;  // per link, as in its timeline's tag (compact: 2 B/link)
   std::vector<LinkTimeline> memory_;
-  std::vector<Message> messages_;
-  std::vector<std::uint64_t> free_messages_;
+  SlotPool<Message> messages_;  // records keep their route's capacity from message to message
   std::vector<LinkId> candidates_;  // scratch: links a train may take at this hop
   std::vector<LinkId> next_hops_;   // scratch for adaptive routing
   std::array<TrainShape, 4> shapes_;  // the last few train shapes (a workload has a handful)

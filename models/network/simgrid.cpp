@@ -118,22 +118,16 @@ void SimgridModel::start(const TransferRequest& request) {
   const Bytes wire = format.wire_bytes(request.bytes);
   counters_.wire_bytes += wire;
   ++counters_.trains;
-  std::uint64_t index = pending_.size();
-  if (free_pending_.empty()) {
-    pending_.push_back(request);
-  } else {
-    index = free_pending_.back();
-    free_pending_.pop_back();
-    pending_[index] = request;
-  }
+  const std::uint64_t index = pending_.add(request);
   // The NIC's latency is paid before the head enters the injection link, as in the packet model.
   kernel_.after(machine_.node.nic_latency, member_callback<SimgridModel, &SimgridModel::launch>(this, index));
 }
 
 // Runs as a kernel event inside the driver actor, so SimGrid's clock is at our kernel's time.
 void SimgridModel::launch(std::uint64_t pending_index) {
-  const TransferRequest request = pending_[pending_index];
-  free_pending_.push_back(pending_index);
+  const auto index = static_cast<SlotPool<TransferRequest>::Index>(pending_index);
+  const TransferRequest request = pending_[index];
+  pending_.release(index);
   const PacketFormat& format = request.format ? *request.format : machine_.packet;
   const auto wire = static_cast<std::uint64_t>(format.wire_bytes(request.bytes));
   // Busy time = bytes carried / link rate, the same definition as the packet model's bookings.

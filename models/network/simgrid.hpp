@@ -14,6 +14,7 @@
 
 #include "models/network/link_timeline.hpp"
 #include "models/network/network_model.hpp"
+#include "sim/slot_pool.hpp"
 
 namespace torsim::net {
 
@@ -48,8 +49,7 @@ class SimgridModel final : public NetworkModel {
 
   SimgridOptions options_;
   std::vector<LinkTimeline> memory_;         // per node copy engine, as in the packet model
-  std::vector<TransferRequest> pending_;     // waiting for nic_latency before SimGrid starts them
-  std::vector<std::uint64_t> free_pending_;
+  SlotPool<TransferRequest> pending_;        // waiting for nic_latency before SimGrid starts them
   struct Platform;                           // SimGrid engine, zone, hosts, in-flight comms
   std::unique_ptr<Platform> platform_;
   std::vector<LinkId> route_;

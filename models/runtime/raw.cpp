@@ -53,24 +53,13 @@ RawLayer::RawLayer(Job& job) : MessagingLayer(job) {
   });
 }
 
-std::uint32_t RawLayer::track(const InFlight& message) {
-  if (free_in_flight_.empty()) {
-    in_flight_.push_back(message);
-    return static_cast<std::uint32_t>(in_flight_.size() - 1);
-  }
-  const auto index = free_in_flight_.back();
-  free_in_flight_.pop_back();
-  in_flight_[index] = message;
-  return index;
-}
-
 void RawLayer::arrived(std::uint64_t arg) {
   const auto index = static_cast<std::uint32_t>(arg);
   const InFlight& m = in_flight_[index];
   const Envelope envelope{m.src, m.dst, m.tag, m.size, m.word};
   const HandlerId handler = m.handler;
   // Copied out first: a handler may send, and a send may grow in_flight_ (m would dangle).
-  free_in_flight_.push_back(index);
+  in_flight_.release(index);
   if (handler != kTwoSided) deliver_am(handler, envelope);
   else deliver(envelope);
 }
@@ -79,7 +68,7 @@ void RawLayer::sent(std::uint64_t arg) { requests_.complete(static_cast<std::uin
 
 Request RawLayer::start_send(const InFlight& message) {
   const auto request = requests_.allocate();
-  const auto index = track(message);
+  const auto index = in_flight_.add(message);
   job_.network.start({job_.node_of(message.src), job_.node_of(message.dst), message.size,
                       member_callback<RawLayer, &RawLayer::sent>(this, with_rank(request, message.src)),
                       member_callback<RawLayer, &RawLayer::arrived>(this, with_rank(index, message.src))});

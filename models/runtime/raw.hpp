@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/runtime/messaging.hpp"
+#include "sim/slot_pool.hpp"
 
 namespace torsim::rt {
 
@@ -34,14 +35,12 @@ class RawLayer final : public MessagingLayer {
     Bytes size;
     std::uint64_t word;
   };
-  std::uint32_t track(const InFlight& message);
   void arrived(std::uint64_t in_flight_and_rank);
   void sent(std::uint64_t request_and_rank);
   /// Starts the transfer of `message`; its request completes at local completion.
   Request start_send(const InFlight& message);
 
-  std::vector<InFlight> in_flight_;
-  std::vector<std::uint32_t> free_in_flight_;
+  SlotPool<InFlight> in_flight_;
 };
 
 }  // namespace torsim::rt

@@ -5,9 +5,9 @@
 #include <coroutine>
 #include <cstdint>
 #include <utility>
-#include <vector>
 
 #include "sim/kernel.hpp"
+#include "sim/slot_pool.hpp"
 
 namespace torsim::rt {
 
@@ -39,7 +39,7 @@ class RequestPool {
   void prefetch_waiter(std::uint32_t index) const {
     if (const auto waiter = slots_[index].waiter) Kernel::prefetch_frame(waiter.address());
   }
-  std::size_t in_use() const { return slots_.size() - free_.size(); }
+  std::size_t in_use() const { return slots_.in_use(); }
 
  private:
   struct Slot {
@@ -48,39 +48,26 @@ class RequestPool {
     bool done = false;
     bool released = false;
   };
-  void recycle(std::uint32_t index);
   Kernel& kernel_;
-  std::vector<Slot> slots_;
-  std::vector<std::uint32_t> free_;
+  SlotPool<Slot> slots_;
 };
 
 // Inline: a message allocates, completes and releases a request, millions of times a second.
-inline std::uint32_t RequestPool::allocate() {
-  if (free_.empty()) {
-    slots_.emplace_back();
-    return static_cast<std::uint32_t>(slots_.size() - 1);
-  }
-  const auto index = free_.back();
-  free_.pop_back();
-  slots_[index] = Slot{};
-  return index;
-}
+inline std::uint32_t RequestPool::allocate() { return slots_.add(Slot{}); }
 
 inline void RequestPool::complete(std::uint32_t index, const Envelope& envelope) {
   Slot& s = slots_[index];
   s.done = true;
   s.envelope = envelope;
-  if (s.released) return recycle(index);
+  if (s.released) return slots_.release(index);
   if (s.waiter) kernel_.resume_now(std::exchange(s.waiter, {}));
 }
 
 inline void RequestPool::release(std::uint32_t index) {
   Slot& s = slots_[index];
-  if (s.done) return recycle(index);
+  if (s.done) return slots_.release(index);
   s.released = true;
 }
-
-inline void RequestPool::recycle(std::uint32_t index) { free_.push_back(index); }
 
 /// A move-only handle to a pending operation; co_await it for its Envelope. Dropping a
 /// pending request is allowed: the operation still completes, nobody is told.
