@@ -68,9 +68,7 @@ void PacketModel::start(const TransferRequest& request) {
 // Getting ready one event ahead: the route's timelines are then on their way while that
 // event runs, instead of being waited for at the start of the booking.
 void PacketModel::expect_transfer(NodeId src, NodeId dst) const {
-  if (src == dst) return;
-  for (const ExpectedRoute& e : expected_)
-    if (e.src == src && e.dst == dst) return;  // asked for already
+  if (src == dst || find_expected(src, dst)) return;  // nothing to do, or asked for already
   ExpectedRoute& e = expected_[next_expected_];
   next_expected_ = (next_expected_ + 1) % expected_.size();
   e.src = src;
@@ -79,15 +77,18 @@ void PacketModel::expect_transfer(NodeId src, NodeId dst) const {
   prefetch_route(e.route);
 }
 
+PacketModel::ExpectedRoute* PacketModel::find_expected(NodeId src, NodeId dst) const {
+  for (ExpectedRoute& e : expected_)
+    if (e.src == src && e.dst == dst) return &e;
+  return nullptr;
+}
+
 bool PacketModel::take_expected_route(NodeId src, NodeId dst, std::vector<LinkId>& out) {
-  for (ExpectedRoute& e : expected_) {
-    if (e.src == src && e.dst == dst) {
-      out.swap(e.route);  // the slot keeps the message's old vector, and its capacity
-      e.src = e.dst = -1;
-      return true;
-    }
-  }
-  return false;
+  ExpectedRoute* e = find_expected(src, dst);
+  if (!e) return false;
+  out.swap(e->route);  // the slot keeps the message's old vector, and its capacity
+  e->src = e->dst = -1;
+  return true;
 }
 
 // Each link's timeline is a likely cache miss: ask for all of them at once.

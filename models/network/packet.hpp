@@ -142,6 +142,8 @@ class PacketModel final : public NetworkModel {
   };
   mutable std::array<ExpectedRoute, 8> expected_;  // mutable: a hint fills it (a cache)
   mutable std::size_t next_expected_ = 0;
+  /// The expected route from src to dst, or null.
+  ExpectedRoute* find_expected(NodeId src, NodeId dst) const;
   /// Moves the expected route from src to dst into `out`, if there is one (its timelines
   /// were asked for then).
   bool take_expected_route(NodeId src, NodeId dst, std::vector<LinkId>& out);
