@@ -12,8 +12,8 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <nlohmann/json.hpp>
 
-#include "sim/params.hpp"
-#include "sim/time.hpp"
+#include "sim/config/params.hpp"
+#include "sim/core/time.hpp"
 
 namespace torsim::topo {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/params.hpp"
+#include "sim/config/params.hpp"
 #include "validation/compare.hpp"
 
 namespace torsim::validation {

@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "sim/runner.hpp"
+#include "sim/run/runner.hpp"
 
 namespace torsim::validation {
 

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "models/apps/micro.hpp"
-#include "sim/random.hpp"
+#include "sim/core/random.hpp"
 
 namespace torsim::apps {
 namespace {

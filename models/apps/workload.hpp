@@ -1,13 +1,13 @@
 // Workloads: the programs ranks run, written only against the messaging-layer interface
-// (models/runtime/messaging.hpp), so each runs over every layer a machine offers.
+// (models/messaging/messaging.hpp), so each runs over every layer a machine offers.
 #pragma once
 
 #include <memory>
 #include <string_view>
 #include <vector>
 
-#include "models/runtime/messaging.hpp"
-#include "sim/results.hpp"
+#include "models/messaging/messaging.hpp"
+#include "sim/config/results.hpp"
 
 namespace torsim::apps {
 

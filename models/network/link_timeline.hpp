@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/time.hpp"
+#include "sim/core/time.hpp"
 
 namespace torsim::net {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/kernel.hpp"
-#include "sim/machine.hpp"
+#include "sim/core/kernel.hpp"
+#include "models/machine.hpp"
 
 namespace torsim::net {
 

@@ -23,7 +23,7 @@
 
 #include "models/network/link_timeline.hpp"
 #include "models/network/network_model.hpp"
-#include "sim/slot_pool.hpp"
+#include "sim/core/slot_pool.hpp"
 
 namespace torsim::net {
 

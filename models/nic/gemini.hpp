@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/network/link_timeline.hpp"
-#include "models/runtime/messaging.hpp"
+#include "models/messaging/messaging.hpp"
 
 namespace torsim::nic {
 

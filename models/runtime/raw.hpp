@@ -3,8 +3,8 @@
 // other layer, and what the foundation's micro-benchmarks measure the network with.
 #pragma once
 
-#include "models/runtime/messaging.hpp"
-#include "sim/slot_pool.hpp"
+#include "models/messaging/messaging.hpp"
+#include "sim/core/slot_pool.hpp"
 
 namespace torsim::rt {
 

@@ -2,7 +2,7 @@
 
 #include "models/runtime/charm.hpp"
 #include "models/runtime/raw.hpp"
-#include "sim/json_merge.hpp"
+#include "sim/config/json_merge.hpp"
 
 namespace torsim::rt {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "models/network/network_model.hpp"
-#include "sim/machine.hpp"
+#include "models/machine.hpp"
 
 namespace torsim::test {
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "sim/scenario.hpp"
-#include "sim/simulation.hpp"
+#include "sim/run/scenario.hpp"
+#include "sim/run/simulation.hpp"
 
 using namespace torsim;
 

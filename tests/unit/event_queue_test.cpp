@@ -4,8 +4,8 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/event_queue.hpp"
-#include "sim/random.hpp"
+#include "sim/core/event_queue.hpp"
+#include "sim/core/random.hpp"
 
 using namespace torsim;
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "models/runtime/charm.hpp"
-#include "sim/scenario.hpp"
-#include "sim/simulation.hpp"
+#include "sim/run/scenario.hpp"
+#include "sim/run/simulation.hpp"
 
 using namespace torsim;
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/kernel.hpp"
+#include "sim/core/kernel.hpp"
 
 using namespace torsim;
 

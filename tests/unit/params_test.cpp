@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "sim/json_merge.hpp"
-#include "sim/params.hpp"
-#include "sim/reference.hpp"
+#include "sim/config/json_merge.hpp"
+#include "sim/config/params.hpp"
+#include "sim/cli/reference.hpp"
 
 using namespace torsim;
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "sim/random.hpp"
+#include "sim/core/random.hpp"
 
 using namespace torsim;
 

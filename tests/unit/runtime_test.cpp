@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "models/runtime/messaging.hpp"
-#include "sim/simulation.hpp"
+#include "models/messaging/messaging.hpp"
+#include "sim/run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
 
 using namespace torsim;

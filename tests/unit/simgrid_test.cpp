@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/scenario.hpp"
-#include "sim/simulation.hpp"
+#include "sim/run/scenario.hpp"
+#include "sim/run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
 
 using namespace torsim;

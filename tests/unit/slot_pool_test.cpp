@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "sim/slot_pool.hpp"
+#include "sim/core/slot_pool.hpp"
 
 using namespace torsim;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "sim/units.hpp"
+#include "sim/config/units.hpp"
 
 using namespace torsim;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "sim/simulation.hpp"
+#include "sim/run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
 
 using namespace torsim;

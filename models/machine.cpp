@@ -1,0 +1,120 @@
+#include "models/machine.hpp"
+
+#include <algorithm>
+
+namespace torsim {
+
+namespace {
+
+constexpr ParamSpec kMachineSpecs[] = {
+    {"name", ParamKind::text, kRequired, "", "", "", "short machine name, e.g. \"hopper\"", "-"},
+    {"description", ParamKind::text, "", "", "", "", "one line about the machine and its era", "-"},
+    {"topology", ParamKind::object, kRequired, "", "", "", "the interconnect; see the topology sections", "-"},
+    {"node", ParamKind::object, kRequired, "", "", "", "node parameters; see the node section", "-"},
+    {"packet", ParamKind::object, kRequired, "", "", "", "packet format; see the packet section", "-"},
+    {"nic", ParamKind::object, "{}", "", "", "",
+     "the NIC model and its parameters, e.g. {\"model\": \"gemini\", ...}; see machine.nic sections", "-"},
+    {"compute", ParamKind::object, "{}", "", "", "",
+     "calibrated compute costs of application kernels on this machine's cores, by name (e.g. "
+     "\"nqueens_node\": \"12ns\"); workloads read theirs here, so one parameter set serves every scenario", "-"},
+    {"runtimes", ParamKind::object, "{}", "", "", "",
+     "calibrated parameters of each messaging layer the machine offers, by layer name", "-"},
+    {"sources", ParamKind::object, "{}", "", "", "",
+     "citation for each parameter, keyed by its dotted path (e.g. \"node.cores\")", "-"},
+};
+
+constexpr ParamSpec kNodeSpecs[] = {
+    {"cores", ParamKind::integer, kRequired, "", "1", "4096", "cores per node available to ranks", "preset"},
+    {"injection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+     "NIC injection bandwidth per node, wire bytes per second", "preset"},
+    {"ejection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+     "NIC ejection bandwidth per node, wire bytes per second", "preset"},
+    {"nic_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+     "fixed NIC latency per message, before its head enters the network", "preset"},
+    {"memcpy_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+     "memory-copy bandwidth of the intra-node path (one copy engine per node)", "preset"},
+    {"memcpy_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms", "fixed latency of an intra-node transfer",
+     "preset"},
+};
+
+constexpr ParamSpec kPacketSpecs[] = {
+    {"payload", ParamKind::size, kRequired, "B", "1B", "64KiB", "maximum payload bytes per network packet",
+     "preset"},
+    {"header", ParamKind::size, "0B", "B", "0B", "4KiB",
+     "wire bytes added to every packet (headers, trailers, protocol responses)", "preset"},
+    {"chunk", ParamKind::size, "1B", "B", "1B", "4KiB",
+     "the payload of a partly filled packet is padded to a multiple of this (Blue Gene: 32 B)", "preset"},
+};
+
+}  // namespace
+
+const ParamTable kMachineParams{"machine", "A machine preset or inline machine object.", kMachineSpecs};
+const ParamTable kNodeParams{"machine.node", "Compute node and NIC.", kNodeSpecs};
+const ParamTable kPacketParams{"machine.packet", "Network packet format.", kPacketSpecs};
+
+Bytes PacketFormat::wire_offset(Bytes offset) const {
+  const Bytes whole = offset / payload;
+  const Bytes rest = offset % payload;
+  const Bytes padded = rest == 0 ? 0 : std::min(payload, ((rest + chunk - 1) / chunk) * chunk) + header;
+  return whole * (payload + header) + padded;
+}
+
+namespace {
+
+NodeParams parse_node(const ParamReader& r) {
+  NodeParams n;
+  n.cores = static_cast<int>(r.integer("cores"));
+  n.injection_bandwidth = r.rate("injection_bandwidth");
+  n.ejection_bandwidth = r.rate("ejection_bandwidth");
+  n.nic_latency = r.time("nic_latency");
+  n.memcpy_bandwidth = r.rate("memcpy_bandwidth");
+  n.memcpy_latency = r.time("memcpy_latency");
+  return n;
+}
+
+PacketFormat parse_packet(const ParamReader& r) {
+  PacketFormat p;
+  p.payload = r.size("payload");
+  p.header = r.size("header");
+  p.chunk = r.size("chunk");
+  if (p.chunk > p.payload) r.where("chunk").fail("'chunk' cannot exceed the packet payload");
+  return p;
+}
+
+void check_sources(const Json& sources, const Where& where) {
+  for (const auto& [key, value] : sources.items())
+    if (!value.is_string()) (where / key).fail("expected a citation string, got " + preview(value));
+}
+
+}  // namespace
+
+Time Machine::compute_cost(const std::string& key, const Where& needed_by) const {
+  if (!compute.contains(key))
+    needed_by.fail("the workload needs the compute cost '" + key + "' of machine '" + name +
+                   "' (machine.compute." + key + "), which the machine does not define");
+  const auto& v = compute[key];
+  const auto t = v.is_string() ? parse_quantity(v.get<std::string>(), Quantity::time, "ns") : std::nullopt;
+  if (!t) (where / "compute" / key).fail("expected a time such as \"12ns\", got " + preview(v));
+  return *t;
+}
+
+Machine parse_machine(const Json& spec, const Where& where) {
+  ParamReader r(spec, where, kMachineParams);
+  Machine m;
+  m.name = r.text("name");
+  m.description = r.text("description");
+  m.node = parse_node(ParamReader(r.nested("node"), r.where("node"), kNodeParams));
+  m.packet = parse_packet(ParamReader(r.nested("packet"), r.where("packet"), kPacketParams));
+  const topo::NodeLinks node_links{m.node.injection_bandwidth, m.node.ejection_bandwidth};
+  m.topology = topo::make_topology(r.nested("topology"), r.where("topology"), node_links);
+  m.nic = r.nested("nic");
+  m.compute = r.nested("compute");
+  m.runtimes = r.nested("runtimes");
+  m.sources = r.nested("sources");
+  check_sources(m.sources, r.where("sources"));
+  m.spec = spec;
+  m.where = where;
+  return m;
+}
+
+}  // namespace torsim

@@ -1,0 +1,62 @@
+// A machine: topology, node and packet parameters, and the calibrated parameters of the
+// messaging layers it offers. Loaded from a preset in scenarios/machines/ or inline JSON.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "sim/config/params.hpp"
+#include "topologies/topology.hpp"
+
+namespace torsim {
+
+struct NodeParams {
+  int cores = 1;
+  Rate injection_bandwidth = 0;
+  Rate ejection_bandwidth = 0;
+  Time nic_latency = 0;  // once per message, before the head enters the injection link
+  Rate memcpy_bandwidth = 0;
+  Time memcpy_latency = 0;
+};
+
+/// How payload becomes wire bytes: packets of at most `payload` bytes, each with `header`
+/// bytes, the payload of the last packet padded to a multiple of `chunk`.
+struct PacketFormat {
+  Bytes payload = 64;
+  Bytes header = 0;
+  Bytes chunk = 1;
+
+  std::int64_t packets(Bytes bytes) const { return bytes <= 0 ? 1 : (bytes + payload - 1) / payload; }
+  /// Wire bytes of the first `offset` payload bytes of a message whose packets are cut at
+  /// multiples of `payload`. Additive over packet boundaries, so trains split exactly.
+  Bytes wire_offset(Bytes offset) const;
+  Bytes wire_bytes(Bytes bytes) const { return bytes <= 0 ? header : wire_offset(bytes); }
+};
+
+struct Machine {
+  std::string name;
+  std::string description;
+  NodeParams node;
+  PacketFormat packet;
+  std::unique_ptr<topo::Topology> topology;
+  Json nic;       // the NIC model and its parameters ({} if the machine has no NIC model)
+  Json compute;   // application kernels' compute costs on this machine, by name
+  /// A named compute cost from "compute"; an error naming the machine when it has none.
+  Time compute_cost(const std::string& name, const Where& needed_by) const;
+  Json runtimes;  // per messaging layer: its calibrated parameters, parsed by the layer
+  Json sources;   // parameter path -> citation
+  Json spec;      // the machine object as parsed (after preset expansion and overrides)
+  Where where;    // where `spec` came from, for errors raised by the layers
+
+  std::int64_t node_count() const { return topology->node_count(); }
+  std::int64_t core_count() const { return node_count() * node.cores; }
+};
+
+/// Parses a machine object (already expanded from its preset).
+Machine parse_machine(const Json& spec, const Where& where);
+
+extern const ParamTable kMachineParams;
+extern const ParamTable kNodeParams;
+extern const ParamTable kPacketParams;
+
+}  // namespace torsim

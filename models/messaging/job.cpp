@@ -1,0 +1,51 @@
+#include "models/messaging/job.hpp"
+
+#include <set>
+
+namespace torsim::rt {
+
+namespace {
+constexpr ParamSpec kSpecs[] = {
+    {"nodes", ParamKind::integer, kUnset, "", "1", "", "number of nodes allocated, from node 0 (default: all)",
+     "-"},
+    {"node_list", ParamKind::integer_list, kUnset, "", "0", "",
+     "explicit node ids to allocate, in rank order (instead of 'nodes')", "-"},
+    {"ranks_per_node", ParamKind::integer, "1", "", "1", "4096", "ranks on each allocated node (<= cores)", "-"},
+    {"order", ParamKind::choice, "block", "", "", "", "block: consecutive ranks share a node; round_robin: "
+     "consecutive ranks go to consecutive nodes", "-", "block|round_robin"},
+};
+}  // namespace
+
+const ParamTable kPlacementParams{"placement", "Where the job's ranks run.", kSpecs};
+
+Placement parse_placement(const Json& spec, const Where& where, const Machine& machine) {
+  ParamReader r(spec, where, kPlacementParams);
+  Placement p;
+  const auto machine_nodes = machine.node_count();
+  if (r.has("nodes") && r.has("node_list")) where.fail("give either 'nodes' or 'node_list', not both");
+  if (r.has("node_list")) {
+    std::set<std::int64_t> seen;
+    const auto list = r.integers("node_list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (list[i] >= machine_nodes)
+        (r.where("node_list") / i).fail("node " + std::to_string(list[i]) + " does not exist; the machine has " +
+                                         std::to_string(machine_nodes) + " nodes");
+      if (!seen.insert(list[i]).second) (r.where("node_list") / i).fail("node listed twice");
+      p.nodes.push_back(static_cast<NodeId>(list[i]));
+    }
+    if (p.nodes.empty()) r.where("node_list").fail("expected at least one node");
+  } else {
+    const auto count = r.has("nodes") ? r.integer("nodes") : machine_nodes;
+    if (count > machine_nodes)
+      r.where("nodes").fail("the job asks for " + std::to_string(count) + " nodes; the machine has " +
+                            std::to_string(machine_nodes));
+    for (NodeId n = 0; n < count; ++n) p.nodes.push_back(n);
+  }
+  p.ranks_per_node = static_cast<int>(r.integer("ranks_per_node"));
+  if (p.ranks_per_node > machine.node.cores)
+    r.where("ranks_per_node").fail("at most " + std::to_string(machine.node.cores) + " ranks per node (cores per node)");
+  p.round_robin = r.text("order") == "round_robin";
+  return p;
+}
+
+}  // namespace torsim::rt

@@ -1,0 +1,50 @@
+// The simulated job: which node and core each rank runs on, and the shared simulation objects
+// a messaging layer works with.
+#pragma once
+
+#include <vector>
+
+#include "models/network/network_model.hpp"
+#include "sim/core/random.hpp"
+
+namespace torsim::rt {
+
+using Rank = std::int32_t;
+using topo::NodeId;
+
+/// Rank placement: the nodes allocated to the job and how ranks map onto them.
+struct Placement {
+  std::vector<NodeId> nodes;  // allocated nodes, in allocation order
+  int ranks_per_node = 1;
+  bool round_robin = false;   // false: block (ranks 0..k-1 on the first node)
+
+  int size() const { return static_cast<int>(nodes.size()) * ranks_per_node; }
+  NodeId node_of(Rank r) const {
+    const auto n = static_cast<Rank>(nodes.size());
+    return nodes[static_cast<std::size_t>(round_robin ? r % n : r / ranks_per_node)];
+  }
+  /// Index of the rank among the ranks on its node (0..ranks_per_node-1).
+  int local_index(Rank r) const {
+    const auto n = static_cast<Rank>(nodes.size());
+    return round_robin ? r / n : r % ranks_per_node;
+  }
+};
+
+extern const ParamTable kPlacementParams;
+/// Parses the scenario's "placement" object against the machine.
+Placement parse_placement(const Json& spec, const Where& where, const Machine& machine);
+
+struct Job {
+  Kernel& kernel;
+  const Machine& machine;
+  net::NetworkModel& network;
+  Placement placement;
+  std::uint64_t seed;
+
+  int size() const { return placement.size(); }
+  NodeId node_of(Rank r) const { return placement.node_of(r); }
+  /// An independent random stream for one use (e.g. a workload's traffic).
+  Rng rng(std::uint64_t stream) const { return Rng(seed, stream); }
+};
+
+}  // namespace torsim::rt

@@ -1,0 +1,249 @@
+#include "models/messaging/messaging.hpp"
+
+#include <algorithm>
+
+namespace torsim::rt {
+
+MessagingLayer::MessagingLayer(Job& job)
+    : job_(job),
+      requests_(job.kernel),
+      ranks_(static_cast<std::size_t>(job.size())),
+      running_handlers_(static_cast<std::size_t>(job.size()), false),
+      cpu_free_(static_cast<std::size_t>(job.size()), 0) {}
+
+Time MessagingLayer::occupy_cpu(Rank r, Time duration) {
+  Time& free_at = cpu_free_[static_cast<std::size_t>(r)];
+  free_at = std::max(free_at, kernel().now()) + duration;
+  return free_at;
+}
+
+namespace {
+bool matches(Rank want_src, Tag want_tag, const Envelope& e) {
+  return (want_src == kAnySource || want_src == e.src) && (want_tag == kAnyTag || want_tag == e.tag);
+}
+}  // namespace
+
+Request MessagingLayer::irecv(Rank self, Rank src, Tag tag) {
+  const auto index = requests_.allocate();
+  RankQueues& q = ranks_[static_cast<std::size_t>(self)];
+  Unexpected arrived{};
+  if (!q.unexpected.take_first([&](const Unexpected& u) { return matches(src, tag, u.envelope); }, arrived))
+    q.posted.push_back({src, tag, index});
+  else if (arrived.waiter)
+    arrived.waiter->matched(index);
+  else
+    requests_.complete(index, arrived.envelope);
+  return Request(&requests_, index);
+}
+
+void MessagingLayer::deliver(const Envelope& envelope) {
+  RankQueues& q = ranks_[static_cast<std::size_t>(envelope.dst)];
+  PostedReceive posted{};
+  if (q.posted.take_first([&](const PostedReceive& p) { return matches(p.src, p.tag, envelope); }, posted))
+    requests_.complete(posted.request, envelope);
+  else
+    q.unexpected.push_back({envelope, nullptr});
+}
+
+MessagingLayer::MatchWait MessagingLayer::match_receive(const Envelope& envelope) { return MatchWait(*this, envelope); }
+
+bool MessagingLayer::MatchWait::await_ready() {
+  RankQueues& q = layer_->ranks_[static_cast<std::size_t>(envelope_.dst)];
+  PostedReceive posted{};
+  if (!q.posted.take_first([&](const PostedReceive& p) { return matches(p.src, p.tag, envelope_); }, posted)) return false;
+  request_ = posted.request;
+  return true;
+}
+
+void MessagingLayer::MatchWait::await_suspend(std::coroutine_handle<> h) {
+  waiter_ = h;
+  layer_->ranks_[static_cast<std::size_t>(envelope_.dst)].unexpected.push_back({envelope_, this});
+}
+
+void MessagingLayer::MatchWait::matched(std::uint32_t request) {
+  request_ = request;
+  layer_->kernel().resume_now(waiter_);
+}
+
+HandlerId MessagingLayer::register_handler(AmHandler handler) {
+  handlers_.push_back({std::move(handler), {}});
+  return static_cast<HandlerId>(handlers_.size() - 1);
+}
+
+HandlerId MessagingLayer::register_handler(InstantHandler handler) {
+  handlers_.push_back({{}, std::move(handler)});
+  return static_cast<HandlerId>(handlers_.size() - 1);
+}
+
+void MessagingLayer::deliver_am(HandlerId handler, const Envelope& envelope) {
+  const auto dst = static_cast<std::size_t>(envelope.dst);
+  const Handler& h = handlers_[handler];
+  if (h.instant && !running_handlers_[dst] && handler_overhead(envelope.dst) == 0)
+    return h.instant(Comm(*this, envelope.dst), envelope);
+  ranks_[dst].active_messages.push_back({handler, envelope});
+  if (running_handlers_[dst]) return;
+  running_handlers_[dst] = true;
+  kernel().spawn(run_handlers(envelope.dst));
+}
+
+// The rank's handler loop exists only while it has messages, so idle ranks cost nothing.
+Task<> MessagingLayer::run_handlers(Rank self) {
+  RankQueues& q = ranks_[static_cast<std::size_t>(self)];
+  while (!q.active_messages.empty()) {
+    const QueuedAm am = q.active_messages.pop_front();
+    if (const Time overhead = handler_overhead(self); overhead > 0) co_await on_cpu(self, overhead);
+    const Handler& h = handlers_[am.handler];
+    if (h.instant) h.instant(Comm(*this, self), am.envelope);
+    else co_await h.coroutine(Comm(*this, self), am.envelope);
+  }
+  running_handlers_[static_cast<std::size_t>(self)] = false;
+}
+
+// Notified puts: data first, then a zero-byte message the target's wait_notify consumes.
+Task<> MessagingLayer::put_notify(Rank self, Rank target, Bytes size) {
+  co_await put(self, target, size);
+  co_await co_await isend(self, target, 0, kFirstCollectiveTag - 1, 0);
+}
+
+namespace {
+struct NotifyWait {
+  std::coroutine_handle<>& slot;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) { slot = h; }
+  void await_resume() const noexcept {}
+};
+}  // namespace
+
+Task<> MessagingLayer::wait_notify(Rank self, Rank from) {
+  if (put_notify_uses_messages()) {
+    co_await irecv(self, from, kFirstCollectiveTag - 1);
+    co_return;
+  }
+  auto& n = notifications_[{self, from}];
+  while (n.count == 0) co_await NotifyWait{n.waiter};
+  --n.count;
+}
+
+void MessagingLayer::notify(Rank target, Rank from) {
+  auto& n = notifications_[{target, from}];
+  ++n.count;
+  if (n.waiter) kernel().resume_now(std::exchange(n.waiter, {}));
+}
+
+Tag MessagingLayer::next_collective_tag(Rank self) {
+  auto& sequence = ranks_[static_cast<std::size_t>(self)].collective_sequence;
+  return kFirstCollectiveTag + static_cast<Tag>(sequence++ % (1u << 29));
+}
+
+Task<> MessagingLayer::compute(Rank self, Time duration) {
+  if (duration > 0) co_await on_cpu(self, duration);
+}
+
+// Dissemination barrier (Hensgen, Finkel, Manber 1988): ceil(log2 n) rounds.
+Task<> MessagingLayer::barrier(Rank self) {
+  const int n = size();
+  const Tag tag = next_collective_tag(self);
+  for (int distance = 1; distance < n; distance *= 2) {
+    Request in = irecv(self, (self - distance + n) % n, tag);
+    co_await co_await isend(self, (self + distance) % n, 0, tag, 0);
+    co_await in;
+  }
+}
+
+// Binomial tree broadcast (MPICH's short-message algorithm).
+Task<> MessagingLayer::bcast(Rank self, Rank root, Bytes bytes) {
+  const int n = size();
+  const Tag tag = next_collective_tag(self);
+  const int relative = (self - root + n) % n;
+  int mask = 1;
+  for (; mask < n; mask <<= 1) {
+    if (relative & mask) {
+      co_await irecv(self, (relative - mask + root) % n, tag);
+      break;
+    }
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (relative + mask < n) co_await co_await isend(self, (relative + mask + root) % n, bytes, tag, 0);
+}
+
+// Binomial tree reduction towards the root, combining at each step.
+Task<> MessagingLayer::reduce(Rank self, Rank root, Bytes bytes) {
+  const int n = size();
+  const Tag tag = next_collective_tag(self);
+  const int relative = (self - root + n) % n;
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (relative & mask) {
+      co_await co_await isend(self, (relative - mask + root) % n, bytes, tag, 0);
+      break;
+    }
+    if ((relative | mask) < n) {
+      co_await irecv(self, ((relative | mask) + root) % n, tag);
+      co_await compute(self, reduce_time(bytes));
+    }
+  }
+}
+
+// Recursive doubling for power-of-two sizes, otherwise reduce then broadcast.
+Task<> MessagingLayer::allreduce(Rank self, Bytes bytes) {
+  const int n = size();
+  if ((n & (n - 1)) != 0) {
+    co_await reduce(self, 0, bytes);
+    co_await bcast(self, 0, bytes);
+    co_return;
+  }
+  const Tag tag = next_collective_tag(self);
+  for (int mask = 1; mask < n; mask <<= 1) {
+    Request in = irecv(self, self ^ mask, tag);
+    Request out = co_await isend(self, self ^ mask, bytes, tag, 0);
+    co_await in;
+    co_await out;
+    co_await compute(self, reduce_time(bytes));
+  }
+}
+
+// Binomial gather: each subtree's data travels up as one message.
+Task<> MessagingLayer::gather(Rank self, Rank root, Bytes size_per_rank) {
+  const int n = size();
+  const Tag tag = next_collective_tag(self);
+  const int relative = (self - root + n) % n;
+  std::int64_t held = 1;
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (relative & mask) {
+      co_await co_await isend(self, (relative - mask + root) % n, held * size_per_rank, tag, 0);
+      break;
+    }
+    const int child = relative | mask;
+    if (child < n) {
+      co_await irecv(self, (child + root) % n, tag);
+      held += std::min(mask, n - child);
+    }
+  }
+}
+
+// Pairwise exchange: in step i, send to rank+i and receive from rank-i.
+Task<> MessagingLayer::alltoall(Rank self, Bytes size_per_pair) {
+  const int n = size();
+  const Tag tag = next_collective_tag(self);
+  for (int step = 1; step < n; ++step) {
+    Request in = irecv(self, (self - step + n) % n, tag);
+    Request out = co_await isend(self, (self + step) % n, size_per_pair, tag, 0);
+    co_await in;
+    co_await out;
+  }
+}
+
+Task<> Comm::send_and_wait(Comm c, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
+  co_await co_await c.isend(dst, size, tag, word);
+}
+
+Task<> Comm::am_send_and_wait(Comm c, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) {
+  co_await co_await c.am_isend(dst, handler, size, word, tag);
+}
+
+Task<Envelope> Comm::receive_and_wait(Comm c, Rank src, Tag tag) { co_return co_await c.irecv(src, tag); }
+
+Task<> Comm::wait_all(std::vector<Request>& requests) {
+  for (auto& r : requests) co_await r;
+}
+
+}  // namespace torsim::rt

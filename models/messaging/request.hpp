@@ -1,0 +1,105 @@
+// Completion handles for non-blocking operations. Requests live in a pool owned by the
+// messaging layer and are addressed by index, so completing one costs no allocation.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <utility>
+
+#include "sim/core/kernel.hpp"
+#include "sim/core/slot_pool.hpp"
+
+namespace torsim::rt {
+
+using Rank = std::int32_t;
+using Tag = std::int32_t;
+inline constexpr Rank kAnySource = -1;
+inline constexpr Tag kAnyTag = -1;
+
+/// What a receiver learns about a message.
+struct Envelope {
+  Rank src = 0;
+  Rank dst = 0;
+  Tag tag = 0;
+  Bytes size = 0;
+  std::uint64_t word = 0;  // one word of application data carried with the message
+};
+
+class RequestPool {
+ public:
+  explicit RequestPool(Kernel& kernel) : kernel_(kernel) {}
+  std::uint32_t allocate();
+  /// Marks the request done and resumes its waiter (as a kernel event at the current time).
+  void complete(std::uint32_t index, const Envelope& envelope = {});
+  void release(std::uint32_t index);  // the handle went away
+  bool done(std::uint32_t index) const { return slots_[index].done; }
+  const Envelope& envelope(std::uint32_t index) const { return slots_[index].envelope; }
+  void wait(std::uint32_t index, std::coroutine_handle<> waiter) { slots_[index].waiter = waiter; }
+  /// A hint: asks for the frame of the process waiting for the request, if any.
+  void prefetch_waiter(std::uint32_t index) const {
+    if (const auto waiter = slots_[index].waiter) Kernel::prefetch_frame(waiter.address());
+  }
+  std::size_t in_use() const { return slots_.in_use(); }
+
+ private:
+  struct Slot {
+    Envelope envelope;
+    std::coroutine_handle<> waiter;
+    bool done = false;
+    bool released = false;
+  };
+  Kernel& kernel_;
+  SlotPool<Slot> slots_;
+};
+
+// Inline: a message allocates, completes and releases a request, millions of times a second.
+inline std::uint32_t RequestPool::allocate() { return slots_.add(Slot{}); }
+
+inline void RequestPool::complete(std::uint32_t index, const Envelope& envelope) {
+  Slot& s = slots_[index];
+  s.done = true;
+  s.envelope = envelope;
+  if (s.released) return slots_.release(index);
+  if (s.waiter) kernel_.resume_now(std::exchange(s.waiter, {}));
+}
+
+inline void RequestPool::release(std::uint32_t index) {
+  Slot& s = slots_[index];
+  if (s.done) return slots_.release(index);
+  s.released = true;
+}
+
+/// A move-only handle to a pending operation; co_await it for its Envelope. Dropping a
+/// pending request is allowed: the operation still completes, nobody is told.
+class [[nodiscard]] Request {
+ public:
+  Request() = default;
+  Request(RequestPool* pool, std::uint32_t index) : pool_(pool), index_(index) {}
+  Request(Request&& other) noexcept : pool_(std::exchange(other.pool_, nullptr)), index_(other.index_) {}
+  Request& operator=(Request&& other) noexcept {
+    if (this != &other) {
+      drop();
+      pool_ = std::exchange(other.pool_, nullptr);
+      index_ = other.index_;
+    }
+    return *this;
+  }
+  ~Request() { drop(); }
+
+  /// False for a default-constructed or moved-from handle.
+  bool valid() const { return pool_ != nullptr; }
+  bool done() const { return pool_->done(index_); }
+  bool await_ready() const { return pool_->done(index_); }
+  void await_suspend(std::coroutine_handle<> h) { pool_->wait(index_, h); }
+  Envelope await_resume() const { return pool_->envelope(index_); }
+
+ private:
+  void drop() {
+    if (pool_) pool_->release(index_);
+    pool_ = nullptr;
+  }
+  RequestPool* pool_ = nullptr;
+  std::uint32_t index_ = 0;
+};
+
+}  // namespace torsim::rt

@@ -1,0 +1,235 @@
+#include "sim/cli/cli.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "sim/cli/bench.hpp"
+#include "sim/run/output.hpp"
+#include "sim/run/progress.hpp"
+#include "sim/cli/reference.hpp"
+#include "sim/run/runner.hpp"
+#include "validation/validate.hpp"
+
+namespace torsim {
+
+namespace {
+
+const char* kUsage =
+    "torsim " TORSIM_VERSION " - a discrete-event simulator of HPC interconnects\n"
+    "\n"
+    "usage:\n"
+    "  torsim run FILE [--set path=value]... [--out DIR] [--quiet]\n"
+    "      run a scenario; writes DIR/results.json and one CSV per series\n"
+    "  torsim describe FILE|PRESET [--json] [--route SRC DST]\n"
+    "      the derived machine: nodes, cores, routers, links, diameter, hops, bisection, a route\n"
+    "  torsim reference [--out FILE]\n"
+    "      the scenario reference (every parameter, unit, default, range and source)\n"
+    "  torsim validate [--only C1,C2] [--report DIR] [--quick] [--no-plots] [--check-status FILE]\n"
+    "                  [--record-status FILE]\n"
+    "      run the claims' scenarios, print claim | paper | simulated | tolerance | status, write the report\n"
+    "  torsim bench [--quick] [--simgrid] [--json FILE]\n"
+    "      speed: kernel events/s, random 4 KiB messages/s on a 16x16x16 torus, bytes per idle rank;\n"
+    "      --simgrid: the same scenarios on the packet model and the SimGrid backend, side by side\n";
+
+struct Options {
+  std::vector<std::string> positional;
+  std::vector<std::string> sets;
+  std::string out;
+  bool quiet = false, json = false;
+  std::vector<std::string> route;
+};
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* flag) {
+      if (i + 1 >= args.size()) throw UsageError(std::string(flag) + " needs a value");
+      return args[++i];
+    };
+    if (a == "--set") o.sets.push_back(value("--set"));
+    else if (a.rfind("--set=", 0) == 0) o.sets.push_back(a.substr(6));
+    else if (a == "--out") o.out = value("--out");
+    else if (a == "--quiet") o.quiet = true;
+    else if (a == "--json") o.json = true;
+    else if (a == "--route") {
+      o.route.push_back(value("--route"));
+      o.route.push_back(value("--route"));
+    } else if (a.rfind("--", 0) == 0) throw UsageError("unknown option " + a);
+    else o.positional.push_back(a);
+  }
+  return o;
+}
+
+std::string single_file(const Options& o, const char* command) {
+  if (o.positional.size() != 1) throw UsageError(std::string(command) + " takes exactly one scenario file");
+  return o.positional.front();
+}
+
+std::string output_dir(const Scenario& scenario, const Options& o) {
+  if (!o.out.empty()) return o.out;
+  ParamReader output(scenario.doc().value("output", Json::object()), Where(scenario.file()) / "output", kOutputParams);
+  return output.text("dir").empty() ? "results/" + scenario.name() : output.text("dir");
+}
+
+int command_run(const std::vector<std::string>& args) {
+  const Options o = parse_options(args);
+  const Scenario scenario(single_file(o, "run"), o.sets);
+  const ParamReader output(scenario.doc().value("output", Json::object()), Where(scenario.file()) / "output",
+                           kOutputParams);
+  const std::string dir = output_dir(scenario, o);
+  Progress progress(!o.quiet);
+  auto run = run_scenario(scenario, [&](std::size_t i, std::size_t n, const Kernel& k) { progress.update(i, n, k); });
+  progress.finish();
+  const Json results = results_document(scenario, run.machine, run.points, run.wall_seconds);
+  write_outputs(dir, results, run.points, *run.first, output.boolean("csv"), output.boolean("link_stats"));
+  if (!o.quiet) {
+    print_summary(std::cout, results);
+    std::cout << "\nwrote " << dir << "/results.json (wall time " << format_number(run.wall_seconds) << " s)\n";
+  }
+  return 0;
+}
+
+// A scenario file, a machine file, or a preset name.
+Machine load_machine_for_describe(const std::string& what) {
+  if (what.size() > 5 && what.ends_with(".json")) {
+    const Json doc = read_json_file(what);
+    if (doc.is_object() && doc.contains("workload")) {
+      const Scenario scenario(what, {});
+      try {
+        return parse_machine(scenario.doc().at("machine"), Where(scenario.file()) / "machine");
+      } catch (const InputError& e) {
+        scenario.reraise(e);
+      }
+    }
+    return parse_machine(doc, Where(what));
+  }
+  const std::string path = preset_path(what, Where("command line", "describe " + what));
+  return parse_machine(read_json_file(path), Where(path));
+}
+
+Json route_json(const Machine& m, topo::NodeId src, topo::NodeId dst) {
+  const auto& t = *m.topology;
+  std::vector<topo::LinkId> route;
+  t.route(src, dst, route);
+  Json hops = Json::array();
+  Time latency = m.node.nic_latency;
+  Rate bottleneck = 0;
+  auto vertex_label = [&](std::int32_t v) {
+    return v < t.router_count() ? "router " + std::to_string(v) : "node " + t.node_label(v - t.router_count());
+  };
+  for (auto l : route) {
+    const auto& link = t.link(l);
+    latency += link.latency;
+    bottleneck = bottleneck == 0 ? link.bandwidth : std::min(bottleneck, link.bandwidth);
+    hops.push_back({{"link", l}, {"from", vertex_label(link.from)}, {"to", vertex_label(link.to)},
+                    {"dim", link.dim}, {"direction", link.direction}, {"bandwidth", format_rate(link.bandwidth)},
+                    {"latency", format_time(link.latency)}});
+  }
+  return {{"src", src}, {"dst", dst}, {"router_hops", t.hops(src, dst)}, {"links", hops},
+          {"zero_load_latency_ns", static_cast<double>(latency) / kNanosecond},
+          {"bottleneck_bandwidth", bottleneck ? format_rate(bottleneck) : "memcpy"}};
+}
+
+topo::NodeId node_argument(const std::string& text, const Machine& m) {
+  std::size_t used = 0;
+  long value = -1;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != text.size() || value < 0 || value >= m.node_count())
+    throw UsageError("--route expects node ids in 0.." + std::to_string(m.node_count() - 1) + ", got '" + text + "'");
+  return static_cast<topo::NodeId>(value);
+}
+
+void print_describe(const Json& summary, const Json& route) {
+  std::cout << summary["name"].get<std::string>() << ": " << summary["description"].get<std::string>() << "\n";
+  for (const char* key : {"nodes", "cores", "routers", "network_links", "diameter_hops", "average_hops",
+                          "bisection_bandwidth_GBps"})
+    std::cout << "  " << key << ": " << summary[key].dump() << "\n";
+  std::cout << "  topology: " << summary["topology"].dump() << "\n";
+  if (route.is_null()) return;
+  std::cout << "route " << route["src"] << " -> " << route["dst"] << ": " << route["router_hops"] << " router hops, "
+            << "zero-load latency " << route["zero_load_latency_ns"] << " ns + bytes / "
+            << route["bottleneck_bandwidth"].get<std::string>() << "\n";
+  for (const auto& hop : route["links"])
+    std::cout << "  link " << hop["link"] << ": " << hop["from"].get<std::string>() << " -> "
+              << hop["to"].get<std::string>() << "  dim " << hop["dim"] << " dir " << hop["direction"] << "  "
+              << hop["bandwidth"].get<std::string>() << ", " << hop["latency"].get<std::string>() << "\n";
+}
+
+int command_describe(const std::vector<std::string>& args) {
+  const Options o = parse_options(args);
+  const Machine m = load_machine_for_describe(single_file(o, "describe"));
+  const Json summary = machine_summary(m);
+  Json route;
+  if (!o.route.empty()) route = route_json(m, node_argument(o.route[0], m), node_argument(o.route[1], m));
+  if (o.json) {
+    Json doc = summary;
+    if (!route.is_null()) doc["route"] = route;
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    print_describe(summary, route);
+  }
+  return 0;
+}
+
+int command_reference(const std::vector<std::string>& args) {
+  const Options o = parse_options(args);
+  if (!o.positional.empty()) throw UsageError("reference takes no file argument (use --out FILE)");
+  const std::string text = scenario_reference();
+  if (o.out.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream(o.out, std::ios::binary) << text;
+  return 0;
+}
+
+std::vector<Command> builtin_commands() {
+  return {{"run", "run a scenario", command_run},
+          {"describe", "describe a machine", command_describe},
+          {"reference", "print the scenario reference", command_reference},
+          {"bench", "speed benchmark", command_bench},
+          {"validate", "compare with the papers' claims", validation::command_validate}};
+}
+
+}  // namespace
+
+std::vector<Command>& extra_commands() {
+  static std::vector<Command> commands;
+  return commands;
+}
+
+int run_cli(const std::vector<std::string>& args) {
+  try {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      std::cout << kUsage;
+      for (const auto& c : extra_commands()) std::cout << "  torsim " << c.name << "\n      " << c.summary << "\n";
+      return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version") {
+      std::cout << "torsim " TORSIM_VERSION "\n";
+      return 0;
+    }
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    for (const auto& c : builtin_commands())
+      if (c.name == args[0]) return c.main(rest);
+    for (const auto& c : extra_commands())
+      if (c.name == args[0]) return c.main(rest);
+    throw UsageError("unknown command '" + args[0] + "' (try torsim --help)");
+  } catch (const InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace torsim

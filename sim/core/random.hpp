@@ -1,0 +1,76 @@
+// The project's own seeded random numbers. The standard library's distributions differ between
+// implementations, so everything here is integer arithmetic defined in this file: the same seed
+// gives the same numbers on any machine and compiler.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "sim/core/time.hpp"
+
+namespace torsim {
+
+/// splitmix64 (Steele, Lea, Flood, OOPSLA 2014): used to expand seeds.
+constexpr std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/// xoshiro256** (Blackman and Vigna, 2018).
+class Rng {
+ public:
+  /// `stream` separates independent uses of one scenario seed (placement, traffic, ...).
+  explicit Rng(std::uint64_t seed, std::uint64_t stream = 0) {
+    std::uint64_t s = seed ^ (0xd1b54a32d192ed03ULL * (stream + 1));
+    for (auto& word : state_) word = splitmix64(s);
+  }
+
+  std::uint64_t next() {
+    const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
+    const std::uint64_t t = state_[1] << 17;
+    state_[2] ^= state_[0];
+    state_[3] ^= state_[1];
+    state_[1] ^= state_[2];
+    state_[0] ^= state_[3];
+    state_[2] ^= t;
+    state_[3] = rotl(state_[3], 45);
+    return result;
+  }
+
+  /// Uniform integer in [0, bound), unbiased (Lemire, ACM TOMACS 2019). bound > 0.
+  std::uint64_t below(std::uint64_t bound) {
+    auto product = static_cast<UInt128>(next()) * bound;
+    auto low = static_cast<std::uint64_t>(product);
+    if (low < bound) {
+      const std::uint64_t threshold = -bound % bound;
+      while (low < threshold) {
+        product = static_cast<UInt128>(next()) * bound;
+        low = static_cast<std::uint64_t>(product);
+      }
+    }
+    return static_cast<std::uint64_t>(product >> 64);
+  }
+
+  /// Uniform integer in [lo, hi] inclusive.
+  std::int64_t between(std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(below(static_cast<std::uint64_t>(hi - lo) + 1));
+  }
+
+  /// Uniform double in [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+  /// Fisher-Yates shuffle driven by below().
+  template <class T>
+  void shuffle(std::vector<T>& items) {
+    for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[below(i)]);
+  }
+
+ private:
+  static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t state_[4];
+};
+
+}  // namespace torsim

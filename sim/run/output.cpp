@@ -1,0 +1,158 @@
+#include "sim/run/output.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+namespace torsim {
+
+namespace fs = std::filesystem;
+
+std::string format_number(double value) { return Json(value).dump(); }
+
+Json results_document(const Scenario& scenario, const Json& machine, const std::vector<CompletedPoint>& points,
+                      double wall_seconds) {
+  Json doc = Json::object();
+  doc["torsim_version"] = TORSIM_VERSION;
+  doc["scenario"] = {{"name", scenario.name()}, {"file", scenario.file()}, {"seed", scenario.seed()},
+                     {"spec", scenario.doc()}};
+  doc["machine"] = machine;
+  std::uint64_t events = 0;
+  for (const auto& p : points) {
+    Json point = Json::object();
+    point["sweep"] = p.point.values;
+    point["job"] = p.result.job;
+    point["metrics"] = p.result.output.metrics;
+    point["series"] = Json::object();
+    for (const auto& s : p.result.output.series) point["series"][s.name] = s.to_json();
+    point["counters"] = p.result.counters;
+    point["simulated_time_us"] = to_microseconds(p.result.simulated_time);
+    point["blocked_processes"] = p.result.blocked_processes;
+    doc["points"].push_back(point);
+    events += p.result.events;
+  }
+  doc["wall"] = {{"wall_time_s", wall_seconds},
+                 {"events_per_second", wall_seconds > 0 ? static_cast<double>(events) / wall_seconds : 0.0}};
+  return doc;
+}
+
+namespace {
+
+void write_atomically(const fs::path& path, const std::string& content) {
+  const fs::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + temporary.string());
+    out << content;
+    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  fs::rename(temporary, path);
+}
+
+std::string csv_cell(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// One CSV per series name: the sweep values first, then the series' own columns.
+std::map<std::string, std::string> series_csvs(const std::vector<CompletedPoint>& points) {
+  std::map<std::string, std::string> files;
+  for (const auto& p : points) {
+    for (const auto& s : p.result.output.series) {
+      std::string& text = files[s.name];
+      if (text.empty()) {
+        for (const auto& [key, _] : p.point.values.items()) text += key + ",";
+        for (std::size_t c = 0; c < s.columns.size(); ++c) text += (c ? "," : "") + s.columns[c];
+        text += "\n";
+      }
+      for (const auto& row : s.rows) {
+        for (const auto& [_, value] : p.point.values.items()) text += csv_cell(value) + ",";
+        for (std::size_t c = 0; c < row.size(); ++c) text += (c ? "," : "") + format_number(row[c]);
+        text += "\n";
+      }
+    }
+  }
+  return files;
+}
+
+std::string links_csv(const std::vector<CompletedPoint>& points, const Machine& machine) {
+  const auto& t = *machine.topology;
+  std::string text = "point,link,kind,from,to,dim,direction,busy_us\n";
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    const auto& busy = points[p].result.link_busy;
+    for (topo::LinkId l = 0; l < t.link_count() && static_cast<std::size_t>(l) < busy.size(); ++l) {
+      const auto& link = t.link(l);
+      const char* kind = link.kind == topo::LinkKind::network ? "network"
+                         : link.kind == topo::LinkKind::injection ? "injection" : "ejection";
+      text += std::to_string(p) + "," + std::to_string(l) + "," + kind + "," + std::to_string(link.from) + "," +
+              std::to_string(link.to) + "," + std::to_string(link.dim) + "," + std::to_string(link.direction) + "," +
+              format_number(to_microseconds(busy[static_cast<std::size_t>(l)])) + "\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+void write_outputs(const std::string& dir, const Json& results, const std::vector<CompletedPoint>& points,
+                   const Machine& machine, bool csv, bool link_stats) {
+  fs::create_directories(dir);
+  if (csv)
+    for (const auto& [name, text] : series_csvs(points)) write_atomically(fs::path(dir) / (name + ".csv"), text);
+  if (link_stats) write_atomically(fs::path(dir) / "links.csv", links_csv(points, machine));
+  write_atomically(fs::path(dir) / "results.json", results.dump(2) + "\n");
+}
+
+namespace {
+
+std::string short_number(const Json& v) {
+  if (!v.is_number()) return csv_cell(v);
+  std::ostringstream s;
+  s << std::setprecision(6) << v.get<double>();
+  return s.str();
+}
+
+void print_table(std::ostream& out, const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c) out << (c ? "  " : "  ") << std::setw(static_cast<int>(width[c])) << cells[c];
+    out << "\n";
+  };
+  line(header);
+  for (const auto& row : rows) line(row);
+}
+
+}  // namespace
+
+void print_summary(std::ostream& out, const Json& results) {
+  const auto& m = results["machine"];
+  out << "scenario " << results["scenario"]["name"].get<std::string>() << " on " << m["name"].get<std::string>() << ": "
+      << m["nodes"] << " nodes, " << m["cores"] << " cores\n";
+  for (const auto& point : results["points"]) {
+    std::string sweep;
+    for (const auto& [k, v] : point["sweep"].items()) sweep += " " + k + "=" + csv_cell(v);
+    out << "\n" << (sweep.empty() ? "result" : "point" + sweep) << "  (" << point["job"]["ranks"] << " ranks, "
+        << point["job"]["messaging_layer"].get<std::string>() << " over " << point["job"]["network_model"].get<std::string>()
+        << ", simulated " << short_number(point["simulated_time_us"]) << " us)\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& [k, v] : point["metrics"].items()) rows.push_back({k, short_number(v)});
+    print_table(out, {"metric", "value"}, rows);
+    for (const auto& [name, series] : point["series"].items()) {
+      out << " series " << name << ":\n";
+      std::vector<std::vector<std::string>> cells;
+      for (const auto& row : series["rows"]) {
+        std::vector<std::string> r;
+        for (const auto& v : row) r.push_back(short_number(v));
+        cells.push_back(r);
+        if (cells.size() == 40) break;
+      }
+      print_table(out, series["columns"].get<std::vector<std::string>>(), cells);
+      if (series["rows"].size() > 40) out << "  ... " << series["rows"].size() - 40 << " more rows in " << name << ".csv\n";
+    }
+  }
+}
+
+}  // namespace torsim

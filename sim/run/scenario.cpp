@@ -1,0 +1,171 @@
+#include "sim/run/scenario.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/config/json_merge.hpp"
+
+namespace torsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr ParamSpec kSpecs[] = {
+    {"name", ParamKind::text, "", "", "", "", "scenario name (default: the file name without .json)", "-"},
+    {"description", ParamKind::text, "", "", "", "", "what the scenario measures and why", "-"},
+    {"machine", ParamKind::object, kRequired, "", "", "",
+     "a preset name (\"hopper\"), {\"preset\": name, ...overrides}, or an inline machine object", "-"},
+    {"network", ParamKind::object, "{}", "", "", "", "network model and its options; default the packet model",
+     "-"},
+    {"runtime", ParamKind::object, "{}", "", "", "",
+     "messaging layer ({\"layer\": name, ...overrides of the machine's calibration}); default raw", "-"},
+    {"placement", ParamKind::object, "{}", "", "", "", "nodes allocated and ranks per node", "-"},
+    {"workload", ParamKind::object, kRequired, "", "", "", "what the ranks run: {\"name\": ..., parameters}", "-"},
+    {"sweep", ParamKind::object, "{}", "", "", "",
+     "dotted path -> list of values; every combination runs as its own simulation", "-"},
+    {"seed", ParamKind::integer, "1", "", "0", "", "seed of every random stream in the run", "-"},
+    {"output", ParamKind::object, "{}", "", "", "", "where and what to write", "-"},
+};
+constexpr ParamSpec kOutputSpecs[] = {
+    {"dir", ParamKind::text, "", "", "", "", "output directory (default results/<scenario name>; --out wins)",
+     "-"},
+    {"csv", ParamKind::boolean, "true", "", "", "", "write one CSV per series", "-"},
+    {"link_stats", ParamKind::boolean, "false", "", "", "", "write links.csv with every link's busy time", "-"},
+};
+}  // namespace
+
+const ParamTable kScenarioParams{"scenario (top level)", "A scenario file.", kSpecs};
+const ParamTable kOutputParams{"output", "What a run writes.", kOutputSpecs};
+
+Json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot read the file (does it exist?)");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    const auto offset = std::min(text.size(), static_cast<std::size_t>(e.byte > 0 ? e.byte - 1 : 0));
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+    const auto last_newline = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+    const auto column = offset - (last_newline == std::string::npos ? 0 : last_newline + 1) + 1;
+    std::string what = e.what();
+    if (auto colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
+    throw InputError(path, "", "malformed JSON at line " + std::to_string(line) + ", column " +
+                                   std::to_string(column) + ": " + what);
+  }
+}
+
+std::string presets_directory() {
+  if (const char* data = std::getenv("TORSIM_DATA"); data && *data) return std::string(data) + "/scenarios/machines";
+  return std::string(TORSIM_SOURCE_DIR) + "/scenarios/machines";
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(presets_directory(), ec))
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string preset_path(const std::string& name, const Where& where) {
+  const auto names = preset_names();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return presets_directory() + "/" + name + ".json";
+  std::string valid;
+  for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + n;
+  std::vector<std::string_view> views(names.begin(), names.end());
+  const std::string hint = closest_name(name, views);
+  where.fail("unknown machine preset '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+             " Available presets (in " + presets_directory() + "): " + valid);
+}
+
+Scenario::Scenario(const std::string& path, const std::vector<std::string>& assignments)
+    : file_(path), name_(fs::path(path).stem().string()), doc_(read_json_file(path)) {
+  if (!doc_.is_object()) Where(file_).fail("a scenario is a JSON object, got " + preview(doc_));
+  ParamReader top(doc_, Where(file_), kScenarioParams);  // rejects unknown keys early
+  if (!top.text("name").empty()) name_ = top.text("name");
+  expand_machine();
+  apply_assignments(assignments);
+}
+
+Scenario::Scenario(Json doc, std::string label) : file_(label), name_(label), doc_(std::move(doc)) {
+  if (!doc_.is_object()) Where(file_).fail("a scenario is a JSON object");
+  ParamReader top(doc_, Where(file_), kScenarioParams);
+  if (!top.text("name").empty()) name_ = top.text("name");
+  expand_machine();
+}
+
+void Scenario::expand_machine() {
+  const Where where = Where(file_) / "machine";
+  if (!doc_.contains("machine")) Where(file_).fail("missing required key 'machine' (a preset name or an object)");
+  Json& machine = doc_["machine"];
+  std::string preset;
+  if (machine.is_string()) {
+    preset = machine.get<std::string>();
+    machine_overrides_ = Json::object();
+  } else if (machine.is_object() && machine.contains("preset")) {
+    if (!machine["preset"].is_string()) (where / "preset").fail("expected a preset name string");
+    preset = machine["preset"].get<std::string>();
+    machine_overrides_ = machine;
+    machine_overrides_.erase("preset");
+  } else if (!machine.is_object()) {
+    where.fail("expected a preset name or a machine object, got " + preview(machine));
+  }
+  if (preset.empty()) return;
+  preset_file_ = preset_path(preset, machine.is_string() ? where : where / "preset");
+  machine = merge_overrides(read_json_file(preset_file_), machine_overrides_, where);
+}
+
+void Scenario::apply_assignments(const std::vector<std::string>& assignments) {
+  for (const auto& a : assignments) {
+    set_dotted(doc_, a, Where("command line", "--set " + a));
+    set_dotted(command_line_, a, Where("command line", "--set " + a));
+  }
+}
+
+std::uint64_t Scenario::seed() const {
+  return static_cast<std::uint64_t>(ParamReader(doc_, Where(file_), kScenarioParams).integer("seed"));
+}
+
+std::vector<SweepPoint> Scenario::points() const {
+  const Json sweep = doc_.value("sweep", Json::object());
+  const Where where = Where(file_) / "sweep";
+  if (!sweep.is_object()) where.fail("expected an object of dotted path -> list of values");
+  std::vector<SweepPoint> points{{Json::object(), doc_}};
+  for (const auto& [path, values] : sweep.items()) {
+    if (!values.is_array() || values.empty()) (where / path).fail("expected a non-empty list of values");
+    std::vector<SweepPoint> next;
+    for (const auto& point : points) {
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        SweepPoint p = point;
+        p.values[path] = values[i];
+        set_dotted(p.doc, path + "=" + values[i].dump(), where / path / i);
+        next.push_back(std::move(p));
+      }
+    }
+    points = std::move(next);
+  }
+  for (auto& p : points) p.doc.erase("sweep");
+  return points;
+}
+
+void Scenario::reraise(const InputError& error) const {
+  if (error.file() != file_) throw error;
+  const std::string& path = error.path();
+  // A value given by --set: say so.
+  if (!command_line_.empty() && !path.empty() && given_by(command_line_, path)) throw InputError("command line (--set)", path, error.message());
+  const std::string machine_prefix = "/machine";
+  if (!preset_file_.empty() && path.rfind(machine_prefix, 0) == 0) {
+    const std::string relative = path.substr(machine_prefix.size());
+    if (!given_by(machine_overrides_, relative)) throw InputError(preset_file_, relative, error.message());
+  }
+  throw error;
+}
+
+}  // namespace torsim

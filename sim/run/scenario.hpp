@@ -1,0 +1,59 @@
+// Scenario files: loading, machine preset expansion, --set overrides and sweep points.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/params.hpp"
+
+namespace torsim {
+
+extern const ParamTable kScenarioParams;
+extern const ParamTable kOutputParams;
+
+/// Reads and parses a JSON file; malformed JSON is an InputError with line and column.
+Json read_json_file(const std::string& path);
+
+/// Directory holding the machine presets (<data>/scenarios/machines): $TORSIM_DATA, else the
+/// source tree the binary was built from.
+std::string presets_directory();
+/// Names of the available presets, sorted.
+std::vector<std::string> preset_names();
+/// Path of the preset file for `name`; throws an InputError at `where` listing the valid names.
+std::string preset_path(const std::string& name, const Where& where);
+
+struct SweepPoint {
+  Json values = Json::object();  // dotted path -> value, for the results and CSV columns
+  Json doc;                      // the scenario with those values applied
+};
+
+class Scenario {
+ public:
+  /// Loads `path`, expands the machine preset, applies `--set path=value` assignments.
+  Scenario(const std::string& path, const std::vector<std::string>& assignments);
+  /// Builds a scenario from an in-memory document (tests, validation).
+  Scenario(Json doc, std::string label);
+
+  const std::string& file() const { return file_; }
+  const std::string& name() const { return name_; }
+  const Json& doc() const { return doc_; }
+  std::uint64_t seed() const;
+  /// The cartesian product of the "sweep" object (one point when there is none).
+  std::vector<SweepPoint> points() const;
+  /// Re-raises an error found while building a point against the file that gave the value:
+  /// the scenario, the machine preset, or the command line.
+  [[noreturn]] void reraise(const InputError& error) const;
+
+ private:
+  void expand_machine();
+  void apply_assignments(const std::vector<std::string>& assignments);
+
+  std::string file_;
+  std::string name_;
+  Json doc_;
+  Json machine_overrides_;   // what the scenario overrode in its preset
+  std::string preset_file_;  // "" when the machine is inline
+  Json command_line_ = Json::object();
+};
+
+}  // namespace torsim

@@ -1,0 +1,132 @@
+#include "sim/run/simulation.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/run/child_process.hpp"
+
+namespace torsim {
+
+Simulation::Simulation(const Json& doc, const Where& where, std::uint64_t seed)
+    : kernel_(std::make_unique<Kernel>()), machine_(parse_machine(doc.at("machine"), where / "machine")) {
+  network_ = net::make_network_model(doc.value("network", Json::object()), where / "network", *kernel_, machine_);
+  auto placement = rt::parse_placement(doc.value("placement", Json::object()), where / "placement", machine_);
+  job_ = std::make_unique<rt::Job>(rt::Job{*kernel_, machine_, *network_, std::move(placement), seed});
+  layer_ = rt::make_messaging_layer(doc.value("runtime", Json::object()), where / "runtime", *job_);
+  workload_ = apps::make_workload(doc.at("workload"), where / "workload");
+  workload_->check(*job_, where / "workload");
+}
+
+// Processes refer to the layer and the workload: destroy them first.
+Simulation::~Simulation() { kernel_->shutdown(); }
+
+PointResult Simulation::run(const std::function<void(const Kernel&)>& progress) {
+  return network_->needs_own_process() ? run_in_child(progress) : run_here(progress);
+}
+
+PointResult Simulation::run_here(const std::function<void(const Kernel&)>& progress) {
+  if (progress) kernel_->set_progress_hook(1 << 16, progress);
+  workload_->start(*layer_);
+  network_->drive(*kernel_);
+  PointResult result;
+  workload_->finish(result.output);
+  result.simulated_time = kernel_->now();
+  result.events = kernel_->events_processed();
+  result.blocked_processes = kernel_->live_processes();
+  result.counters = counters_json();
+  result.job = {{"nodes", job_->placement.nodes.size()},
+                {"ranks", job_->size()},
+                {"ranks_per_node", job_->placement.ranks_per_node},
+                {"network_model", network_->name()},
+                {"messaging_layer", layer_->name()}};
+  result.link_busy = network_->link_busy();
+  return result;
+}
+
+namespace {
+
+Json to_json(const PointResult& r) {
+  Json series = Json::array();
+  for (const auto& s : r.output.series) series.push_back({{"name", s.name}, {"columns", s.columns}, {"rows", s.rows}});
+  return {{"metrics", r.output.metrics}, {"series", series},        {"counters", r.counters},
+          {"job", r.job},                {"simulated_time", r.simulated_time}, {"events", r.events},
+          {"blocked_processes", r.blocked_processes}, {"link_busy", r.link_busy}};
+}
+
+PointResult from_json(const Json& j) {
+  PointResult r;
+  r.output.metrics = j.at("metrics");
+  for (const auto& s : j.at("series"))
+    r.output.series.push_back({s.at("name").get<std::string>(), s.at("columns").get<std::vector<std::string>>(),
+                               s.at("rows").get<std::vector<std::vector<double>>>()});
+  r.counters = j.at("counters");
+  r.job = j.at("job");
+  r.simulated_time = j.at("simulated_time").get<Time>();
+  r.events = j.at("events").get<std::uint64_t>();
+  r.blocked_processes = j.at("blocked_processes").get<std::size_t>();
+  r.link_busy = j.at("link_busy").get<std::vector<Time>>();
+  return r;
+}
+
+}  // namespace
+
+// A backend that allows one simulation per process (SimGrid) runs each point in a forked
+// child, which sends the result back as JSON (doubles round-trip exactly) and exits without
+// unwinding. The parent never touches the backend's library, so sweeps and tests that run
+// several points in one process work.
+PointResult Simulation::run_in_child(const std::function<void(const Kernel&)>& progress) {
+  return from_json(run_in_child_process([&] { return to_json(run_here(progress)); },
+                                        "the " + std::string(network_->name()) + " backend"));
+}
+
+namespace {
+
+// Utilisation of each kind of link: mean and max of busy time / simulated time.
+Json utilisation(const topo::Topology& t, const std::vector<Time>& busy, Time elapsed, topo::LinkKind kind) {
+  double max = 0, sum = 0;
+  std::int64_t count = 0, busiest = -1;
+  for (topo::LinkId l = 0; l < t.link_count(); ++l) {
+    if (t.link(l).kind != kind) continue;
+    const double u = elapsed > 0 ? static_cast<double>(busy[static_cast<std::size_t>(l)]) / static_cast<double>(elapsed) : 0;
+    if (u > max) busiest = l;
+    max = std::max(max, u);
+    sum += u;
+    ++count;
+  }
+  return {{"links", count}, {"max", max}, {"mean", count ? sum / static_cast<double>(count) : 0.0}, {"busiest_link", busiest}};
+}
+
+}  // namespace
+
+Json Simulation::counters_json() const {
+  const auto& c = network_->counters();
+  const auto& t = *machine_.topology;
+  const auto& busy = network_->link_busy();
+  const Time elapsed = kernel_->now();
+  return {{"events", kernel_->events_processed()},
+          {"messages", c.messages},
+          {"intra_node_messages", c.intra_node_messages},
+          {"trains", c.trains},
+          {"payload_bytes", c.payload_bytes},
+          {"wire_bytes", c.wire_bytes},
+          {"utilisation",
+           {{"network", utilisation(t, busy, elapsed, topo::LinkKind::network)},
+            {"injection", utilisation(t, busy, elapsed, topo::LinkKind::injection)},
+            {"ejection", utilisation(t, busy, elapsed, topo::LinkKind::ejection)}}}};
+}
+
+Json machine_summary(const Machine& machine) {
+  const auto s = machine.topology->summary();
+  return {{"name", machine.name},
+          {"description", machine.description},
+          {"nodes", s.nodes},
+          {"cores", machine.core_count()},
+          {"routers", s.routers},
+          {"network_links", s.network_links},
+          {"diameter_hops", s.diameter},
+          {"average_hops", s.average_hops},
+          {"bisection_bandwidth_GBps", static_cast<double>(s.bisection_bandwidth) / 1e9},
+          {"topology", machine.topology->describe()}};
+}
+
+}  // namespace torsim
