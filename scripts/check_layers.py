@@ -11,9 +11,10 @@ import pathlib
 import re
 import sys
 
-# Bottom to top. Within models/, the folders form layers of their own: a NIC model may use the
-# messaging interface but not a messaging layer built on it; collectives are algorithms over
-# the interface; workloads sit on top.
+# Bottom to top. Within models/, the folders form layers of their own: collectives are
+# algorithms over the point-to-point messaging interface, so every messaging layer can use
+# them; a NIC model may use the interface but not a messaging layer built on it; workloads sit
+# on top.
 LAYERS = [
     ("core", ["sim/core/"]),
     ("config", ["sim/config/"]),
@@ -21,10 +22,10 @@ LAYERS = [
     ("machine", ["models/machine."]),
     ("network", ["models/network/"]),
     ("messaging", ["models/messaging/"]),
+    ("collectives", ["models/collectives/"]),
     ("nic", ["models/nic/"]),
     ("gpu", ["models/gpu/"]),
     ("runtime", ["models/runtime/"]),
-    ("collectives", ["models/collectives/"]),
     ("apps", ["models/apps/"]),
     ("run", ["sim/run/"]),
     ("validation", ["validation/"]),
