@@ -11,9 +11,25 @@ MessagingLayer::MessagingLayer(Job& job)
       running_handlers_(static_cast<std::size_t>(job.size()), false),
       cpu_free_(static_cast<std::size_t>(job.size()), 0) {}
 
-Time MessagingLayer::occupy_cpu(Rank r, Time duration) {
+std::string_view cpu_use_name(CpuUse use) {
+  static constexpr std::array<std::string_view, kCpuUses> names = {
+      "compute", "send", "receive", "match", "copy", "poll", "registration", "scheduler"};
+  return names[static_cast<std::size_t>(use)];
+}
+
+Time CpuCharge::total() const {
+  Time sum = 0;
+  for (const Time t : parts) sum += t;
+  return sum;
+}
+
+Time MessagingLayer::occupy_cpu(Rank r, const CpuCharge& charge) {
   Time& free_at = cpu_free_[static_cast<std::size_t>(r)];
-  free_at = std::max(free_at, kernel().now()) + duration;
+  const Time start = std::max(free_at, kernel().now());
+  const Time duration = charge.total();
+  free_at = start + duration;
+  for (std::size_t i = 0; i < kCpuUses; ++i) cpu_by_use_.parts[i] += charge.parts[i];
+  if (cpu_observer_ && duration > 0) cpu_observer_(r, start, free_at, charge);
   return free_at;
 }
 
@@ -91,7 +107,8 @@ Task<> MessagingLayer::run_handlers(Rank self) {
   RankQueues& q = ranks_[static_cast<std::size_t>(self)];
   while (!q.active_messages.empty()) {
     const QueuedAm am = q.active_messages.pop_front();
-    if (const Time overhead = handler_overhead(self); overhead > 0) co_await on_cpu(self, overhead);
+    if (const Time overhead = handler_overhead(self); overhead > 0)
+      co_await on_cpu(self, overhead, CpuUse::scheduler);
     const Handler& h = handlers_[am.handler];
     if (h.instant) h.instant(Comm(*this, self), am.envelope);
     else co_await h.coroutine(Comm(*this, self), am.envelope);
@@ -136,7 +153,7 @@ Tag MessagingLayer::next_collective_tag(Rank self) {
 }
 
 Task<> MessagingLayer::compute(Rank self, Time duration) {
-  if (duration > 0) co_await on_cpu(self, duration);
+  if (duration > 0) co_await on_cpu(self, duration, CpuUse::compute);
 }
 
 // Dissemination barrier (Hensgen, Finkel, Manber 1988): ceil(log2 n) rounds.

@@ -4,6 +4,7 @@
 // workload runs over every layer a machine offers.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <map>
@@ -19,6 +20,33 @@ namespace torsim::rt {
 
 class MessagingLayer;
 class Comm;
+
+/// What a rank's core spends its time on. Every software cost a model charges names one.
+enum class CpuUse : std::uint8_t {
+  compute,       // the application's own work
+  send,          // software send path: building a message or descriptor, posting it
+  receive,       // software receive path: taking a message in, completing a request
+  match,         // tag matching, probes, queue searches
+  copy,          // memory copies (into or out of bounce buffers, mailboxes, packing)
+  poll,          // progress-engine and completion-queue polling
+  registration,  // memory registration (pinning) and its cache
+  scheduler,     // a runtime's scheduler and handler dispatch
+};
+inline constexpr std::size_t kCpuUses = 8;
+std::string_view cpu_use_name(CpuUse use);
+
+/// One booking on a core, split by use.
+struct CpuCharge {
+  std::array<Time, kCpuUses> parts{};
+  CpuCharge() = default;
+  CpuCharge(CpuUse use, Time duration) { parts[static_cast<std::size_t>(use)] = duration; }
+  CpuCharge& add(CpuUse use, Time duration) {
+    parts[static_cast<std::size_t>(use)] += duration;
+    return *this;
+  }
+  Time operator[](CpuUse use) const { return parts[static_cast<std::size_t>(use)]; }
+  Time total() const;
+};
 
 using HandlerId = std::uint32_t;
 /// An active-message handler: runs on the destination rank, one at a time per rank.
@@ -97,10 +125,19 @@ class MessagingLayer {
   virtual Task<> compute(Rank self, Time duration);
 
   /// The rank's core: software costs charged from event context (a message's protocol
-  /// processing) and the rank's own computation queue on it, one at a time.
-  Time occupy_cpu(Rank r, Time duration);
-  /// Awaitable: charges `duration` on rank r's core and resumes when it is done.
-  auto on_cpu(Rank r, Time duration) { return kernel().sleep(occupy_cpu(r, duration) - kernel().now()); }
+  /// processing) and the rank's own computation queue on it, one at a time. Every charge says
+  /// what the time is for, so a run can tell where its time went.
+  Time occupy_cpu(Rank r, const CpuCharge& charge);
+  Time occupy_cpu(Rank r, Time duration, CpuUse use) { return occupy_cpu(r, CpuCharge(use, duration)); }
+  /// Awaitable: charges rank r's core and resumes when the charge is done.
+  auto on_cpu(Rank r, const CpuCharge& charge) { return kernel().sleep(occupy_cpu(r, charge) - kernel().now()); }
+  auto on_cpu(Rank r, Time duration, CpuUse use) { return on_cpu(r, CpuCharge(use, duration)); }
+  /// Core time charged so far, by use, summed over all ranks.
+  const CpuCharge& cpu_time_by_use() const { return cpu_by_use_; }
+  /// Called for every charge booked on a core, with the span it occupies (for traces). A charge
+  /// of zero time books no span and is not reported.
+  using CpuObserver = std::function<void(Rank, Time start, Time end, const CpuCharge&)>;
+  void set_cpu_observer(CpuObserver observer) { cpu_observer_ = std::move(observer); }
 
  protected:
   /// Hands an arrived two-sided message to the destination's matching engine.
@@ -161,6 +198,8 @@ class MessagingLayer {
   // record) because an instant handler's delivery reads only this.
   std::vector<std::uint8_t> running_handlers_;
   std::vector<Time> cpu_free_;  // per rank: when its core is next idle
+  CpuCharge cpu_by_use_;
+  CpuObserver cpu_observer_;
   struct Notifications {
     std::int64_t count = 0;
     std::coroutine_handle<> waiter;

@@ -111,7 +111,7 @@ struct CreditWait {
 }  // namespace
 
 Task<> GeminiNic::smsg(Rank src, Rank dst, Bytes bytes) {
-  co_await layer_.on_cpu(src, p_.smsg_send_cpu);
+  co_await layer_.on_cpu(src, p_.smsg_send_cpu, rt::CpuUse::send);
   Mailbox* m = &mailbox(src, dst);
   reclaim(*m);
   while (m->credits == 0) {
@@ -182,10 +182,10 @@ Task<> GeminiNic::bte_transfer(Rank engine, Rank from, Rank to, Bytes bytes, con
 Task<> GeminiNic::put(Rank initiator, Rank target, Bytes bytes, Engine engine, Trigger* arrived) {
   const std::int64_t requests = std::max<std::int64_t>(1, (bytes + 63) / 64);
   if (engine == Engine::fma) {
-    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests * p_.fma_request_cpu);
+    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests * p_.fma_request_cpu, rt::CpuUse::send);
     co_await transfer(initiator, target, bytes, &put_format_);
   } else {
-    co_await layer_.on_cpu(initiator, p_.bte_post_cpu);
+    co_await layer_.on_cpu(initiator, p_.bte_post_cpu, rt::CpuUse::send);
     co_await job_.kernel.sleep(p_.bte_setup);
     co_await bte_transfer(initiator, initiator, target, bytes, &put_format_);
   }
@@ -196,9 +196,9 @@ Task<> GeminiNic::put(Rank initiator, Rank target, Bytes bytes, Engine engine, T
 Task<> GeminiNic::get(Rank initiator, Rank target, Bytes bytes, Engine engine) {
   const std::int64_t requests = std::max<std::int64_t>(1, (bytes + 63) / 64);
   if (engine == Engine::fma) {
-    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests * p_.fma_request_cpu);
+    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests * p_.fma_request_cpu, rt::CpuUse::send);
   } else {
-    co_await layer_.on_cpu(initiator, p_.bte_post_cpu);
+    co_await layer_.on_cpu(initiator, p_.bte_post_cpu, rt::CpuUse::send);
     co_await job_.kernel.sleep(p_.bte_setup);
   }
   co_await transfer(initiator, target, 0, &request_format_);

@@ -50,7 +50,9 @@ class GeminiNic {
   /// zero-load latency later.
   void release(Rank src, Rank dst);
   /// CPU time for the receiver to find and read one SMSG (CQ poll + GNI_SmsgGetNext).
-  Time smsg_receive_cost() const { return p_.cq_poll_cpu + p_.smsg_receive_cpu; }
+  rt::CpuCharge smsg_receive_cost() const {
+    return rt::CpuCharge(rt::CpuUse::poll, p_.cq_poll_cpu).add(rt::CpuUse::receive, p_.smsg_receive_cpu);
+  }
 
   /// RDMA put of `bytes` from initiator to target: resumes when the initiator's CQ reports
   /// completion (the responses are back). `arrived`, if given, fires when the data is at the

@@ -45,14 +45,14 @@ CharmMpiLayer::CharmMpiLayer(Job& job, const nic::GeminiParams& nic, const MpiPa
       p_(params),
       two_sided_(register_handler(InstantHandler([this](Comm, const Envelope& e) { deliver(e); }))) {}
 
-Time CharmMpiLayer::send_overhead(const Message& m) {
-  return charm_.send_cpu + charm_.alloc_cpu + MpiLayer::send_overhead(m);
+CpuCharge CharmMpiLayer::send_overhead(const Message& m) {
+  return MpiLayer::send_overhead(m).add(CpuUse::send, charm_.send_cpu + charm_.alloc_cpu);
 }
 
 // Iprobe found it, CmiAlloc and MPI_Recv took it (MPI's copy was charged below); now the
 // scheduler queue.
 Task<> CharmMpiLayer::received(Message m) {
-  co_await on_cpu(m.envelope.dst, p_.iprobe_cpu + charm_.alloc_cpu);
+  co_await on_cpu(m.envelope.dst, CpuCharge(CpuUse::match, p_.iprobe_cpu).add(CpuUse::receive, charm_.alloc_cpu));
   deliver_am(m.active_message ? m.handler : two_sided_, m.envelope);
 }
 
@@ -89,10 +89,10 @@ Task<> CharmUgniLayer::protocol(Message m) {
 // uses it in place.
 Task<> CharmUgniLayer::shared_memory(Message m) {
   const Envelope& e = m.envelope;
-  co_await on_cpu(e.src, p_.pxshm_cpu + copy_time(e.size + charm_.envelope));
+  co_await on_cpu(e.src, CpuCharge(CpuUse::send, p_.pxshm_cpu).add(CpuUse::copy, copy_time(e.size + charm_.envelope)));
   complete_send(m);
   co_await kernel().sleep(job_.machine.node.memcpy_latency);
-  co_await on_cpu(e.dst, p_.pxshm_cpu);
+  co_await on_cpu(e.dst, p_.pxshm_cpu, CpuUse::receive);
   enqueue(m);
 }
 
@@ -102,7 +102,7 @@ Task<> CharmUgniLayer::small(Message m) {
   const Bytes bytes = e.size + charm_.envelope;
   co_await nic_.smsg(e.src, e.dst, bytes);
   complete_send(m);
-  co_await on_cpu(e.dst, nic_.smsg_receive_cost() + charm_.alloc_cpu + copy_time(bytes));
+  co_await on_cpu(e.dst, nic_.smsg_receive_cost().add(CpuUse::receive, charm_.alloc_cpu).add(CpuUse::copy, copy_time(bytes)));
   nic_.release(e.src, e.dst);
   enqueue(m);
 }
@@ -121,7 +121,7 @@ Task<> CharmUgniLayer::persistent(Message m) {
 Task<> CharmUgniLayer::land(Message m, std::shared_ptr<Trigger> arrived) {
   Trigger& landed = *arrived;  // a named reference: `co_await *arrived` would await a copy
   co_await landed;
-  co_await on_cpu(m.envelope.dst, nic_.params().cq_poll_cpu);
+  co_await on_cpu(m.envelope.dst, nic_.params().cq_poll_cpu, CpuUse::poll);
   enqueue(m);
 }
 
@@ -131,10 +131,10 @@ Task<> CharmUgniLayer::large(Message m) {
   const Envelope& e = m.envelope;
   const Bytes bytes = e.size + charm_.envelope;
   co_await nic_.smsg(e.src, e.dst, p_.control_bytes);
-  co_await on_cpu(e.dst, nic_.smsg_receive_cost() + p_.pool_alloc_cpu);
+  co_await on_cpu(e.dst, nic_.smsg_receive_cost().add(CpuUse::receive, p_.pool_alloc_cpu));
   nic_.release(e.src, e.dst);
   co_await nic_.get(e.dst, e.src, bytes, engine_for(bytes, p_.fma_bte_threshold));
-  co_await on_cpu(e.dst, nic_.params().cq_poll_cpu);
+  co_await on_cpu(e.dst, nic_.params().cq_poll_cpu, CpuUse::poll);
   enqueue(m);
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await on_cpu(e.src, nic_.smsg_receive_cost());

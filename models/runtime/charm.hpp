@@ -44,7 +44,7 @@ class CharmMpiLayer final : public MpiLayer {
  private:
   Time handler_overhead(Rank) const override { return charm_.scheduler_cpu; }
   bool sends_complete_at_post() const override { return true; }
-  Time send_overhead(const Message& m) override;
+  CpuCharge send_overhead(const Message& m) override;
   Bytes wire_size(const Message& m) const override { return m.envelope.size + charm_.envelope; }
   bool receives_immediately(const Message&) const override { return true; }
   Task<> received(Message m) override;
@@ -64,7 +64,7 @@ class CharmUgniLayer final : public GeminiLayer {
  private:
   Time handler_overhead(Rank) const override { return charm_.scheduler_cpu; }
   bool sends_complete_at_post() const override { return true; }
-  Time send_overhead(const Message&) override { return charm_.send_cpu + charm_.alloc_cpu; }
+  CpuCharge send_overhead(const Message&) override { return CpuCharge(CpuUse::send, charm_.send_cpu + charm_.alloc_cpu); }
   Task<> protocol(Message m) override;
   Task<> shared_memory(Message m);
   Task<> small(Message m);

@@ -54,7 +54,7 @@ constexpr std::uint32_t kCompleted = UINT32_MAX;
 Task<Request> GeminiLayer::start(Message m) {
   m.send_request = requests_.allocate();
   Request request(&requests_, m.send_request);
-  if (const Time overhead = send_overhead(m); overhead > 0) co_await on_cpu(m.envelope.src, overhead);
+  if (const CpuCharge overhead = send_overhead(m); overhead.total() > 0) co_await on_cpu(m.envelope.src, overhead);
   if (sends_complete_at_post()) complete_send(m);
   kernel().spawn(protocol(m));
   co_return request;
@@ -97,7 +97,7 @@ Task<> UgniLayer::protocol(Message m) {
   if (e.size <= nic_.smsg_max()) {
     co_await nic_.smsg(e.src, e.dst, e.size);
     complete_send(m);
-    co_await on_cpu(e.dst, nic_.smsg_receive_cost() + copy_time(e.size));
+    co_await on_cpu(e.dst, nic_.smsg_receive_cost().add(CpuUse::copy, copy_time(e.size)));
     nic_.release(e.src, e.dst);
     co_return arrive(m);
   }
@@ -106,7 +106,7 @@ Task<> UgniLayer::protocol(Message m) {
   co_await on_cpu(e.dst, nic_.smsg_receive_cost());
   nic_.release(e.src, e.dst);
   const std::uint32_t receive = m.active_message ? co_await no_match() : co_await match_receive(e);
-  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(e.size), e.size));
+  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(e.size), e.size), CpuUse::registration);
   co_await nic_.get(e.dst, e.src, e.size, engine_for(e.size, p_.fma_bte_threshold));
   complete_receive(m, receive);
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
@@ -116,13 +116,13 @@ Task<> UgniLayer::protocol(Message m) {
 }
 
 Task<> UgniLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size));
+  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
   co_await nic_.put(self, target, size, engine_for(size, p_.fma_bte_threshold));
 }
 
 // A put with a remote event: the target finds it on its completion queue.
 Task<> UgniLayer::put_notify(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size));
+  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
   auto arrived = std::make_shared<Trigger>(kernel());
   kernel().spawn(remote_event(self, target, arrived));
   co_await nic_.put(self, target, size, engine_for(size, p_.fma_bte_threshold), arrived.get());
@@ -131,23 +131,25 @@ Task<> UgniLayer::put_notify(Rank self, Rank target, Bytes size) {
 Task<> UgniLayer::remote_event(Rank from, Rank target, std::shared_ptr<Trigger> arrived) {
   Trigger& landed = *arrived;  // a named reference: `co_await *arrived` would await a copy
   co_await landed;
-  co_await on_cpu(target, nic_.params().cq_poll_cpu);
+  co_await on_cpu(target, nic_.params().cq_poll_cpu, CpuUse::poll);
   notify(target, from);
 }
 
 Task<> UgniLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size));
+  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
   co_await nic_.get(self, target, size, engine_for(size, p_.fma_bte_threshold));
 }
 
 // ---- MPI
 
-Time MpiLayer::send_overhead(const Message& m) {
+CpuCharge MpiLayer::send_overhead(const Message& m) {
   const Bytes size = wire_size(m);
-  Time cost = p_.send_cpu;
+  CpuCharge cost(CpuUse::send, p_.send_cpu);
   if (job_.node_of(m.envelope.src) == job_.node_of(m.envelope.dst)) return cost;  // shared memory
-  if (size + p_.header > nic_.smsg_max() && size <= p_.eager_limit) cost += copy_time(size);  // into a DMA buffer
-  if (size > p_.eager_limit) cost += nic_.register_memory(m.envelope.src, user_buffer(size), size);
+  if (size + p_.header > nic_.smsg_max() && size <= p_.eager_limit)
+    cost.add(CpuUse::copy, copy_time(size));  // into a DMA buffer
+  if (size > p_.eager_limit)
+    cost.add(CpuUse::registration, nic_.register_memory(m.envelope.src, user_buffer(size), size));
   return cost;
 }
 
@@ -169,11 +171,13 @@ Task<> MpiLayer::received(Message m) {
 Task<> MpiLayer::shared_memory(Message m) {
   const Envelope& e = m.envelope;
   const Bytes size = wire_size(m);
-  co_await on_cpu(e.src, copy_time(size));
+  co_await on_cpu(e.src, copy_time(size), CpuUse::copy);
   complete_send(m);
   co_await kernel().sleep(job_.machine.node.memcpy_latency);
   const std::uint32_t receive = receives_immediately(m) || size <= p_.eager_limit ? 0 : co_await match_receive(e);
-  co_await on_cpu(e.dst, p_.recv_cpu + p_.match_cpu + copy_time(size));
+  co_await on_cpu(e.dst, CpuCharge(CpuUse::receive, p_.recv_cpu)
+                             .add(CpuUse::match, p_.match_cpu)
+                             .add(CpuUse::copy, copy_time(size)));
   if (receives_immediately(m) || size <= p_.eager_limit) co_await received(m);
   else complete_receive(m, receive);
 }
@@ -184,7 +188,7 @@ Task<> MpiLayer::eager_smsg(Message m) {
   const Bytes size = wire_size(m);
   complete_send(m);  // the data went into the mailbox write
   co_await nic_.smsg(e.src, e.dst, size + p_.header);
-  co_await on_cpu(e.dst, receive_cost() + copy_time(size));
+  co_await on_cpu(e.dst, receive_cost().add(CpuUse::copy, copy_time(size)));
   nic_.release(e.src, e.dst);
   co_await received(m);
 }
@@ -199,7 +203,7 @@ Task<> MpiLayer::eager_buffered(Message m) {
   co_await on_cpu(e.dst, receive_cost());
   nic_.release(e.src, e.dst);
   co_await nic_.get(e.dst, e.src, size, engine_for(size, p_.rdma_threshold));
-  co_await on_cpu(e.dst, copy_time(size));
+  co_await on_cpu(e.dst, copy_time(size), CpuUse::copy);
   kernel().spawn(received(m));
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await on_cpu(e.src, nic_.smsg_receive_cost());
@@ -215,23 +219,25 @@ Task<> MpiLayer::rendezvous(Message m) {
   co_await on_cpu(e.dst, receive_cost());
   nic_.release(e.src, e.dst);
   const std::uint32_t receive = receives_immediately(m) ? co_await no_match() : co_await match_receive(e);
-  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(size), size));
+  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(size), size), CpuUse::registration);
   co_await nic_.get(e.dst, e.src, size, engine_for(size, p_.rdma_threshold));
   if (receives_immediately(m)) kernel().spawn(received(m));
   else complete_receive(m, receive);
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
-  co_await on_cpu(e.src, nic_.smsg_receive_cost() + p_.recv_cpu);
+  co_await on_cpu(e.src, nic_.smsg_receive_cost().add(CpuUse::receive, p_.recv_cpu));
   nic_.release(e.dst, e.src);
   complete_send(m);
 }
 
 Task<> MpiLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, p_.send_cpu + p_.rma_sync_cpu + nic_.register_memory(self, user_buffer(size), size));
+  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
+                            .add(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size)));
   co_await nic_.put(self, target, size, engine_for(size, p_.rdma_threshold));
 }
 
 Task<> MpiLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, p_.send_cpu + p_.rma_sync_cpu + nic_.register_memory(self, user_buffer(size), size));
+  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
+                            .add(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size)));
   co_await nic_.get(self, target, size, engine_for(size, p_.rdma_threshold));
 }
 

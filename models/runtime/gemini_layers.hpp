@@ -47,7 +47,7 @@ class GeminiLayer : public MessagingLayer {
     std::uint32_t send_request = 0;
   };
   /// Software cost on the sender's core before the protocol starts.
-  virtual Time send_overhead(const Message& m) = 0;
+  virtual CpuCharge send_overhead(const Message& m) = 0;
   /// A runtime that owns messages once sent (Charm++) completes sends at once; MPI completes
   /// them when the buffer may be reused.
   virtual bool sends_complete_at_post() const { return false; }
@@ -83,7 +83,7 @@ class UgniLayer final : public GeminiLayer {
  private:
   bool put_notify_uses_messages() const override { return false; }
   Task<> remote_event(Rank from, Rank target, std::shared_ptr<Trigger> arrived);
-  Time send_overhead(const Message&) override { return 0; }
+  CpuCharge send_overhead(const Message&) override { return {}; }
   Task<> protocol(Message m) override;
   UgniParams p_;
 };
@@ -97,7 +97,7 @@ class MpiLayer : public GeminiLayer {
   const MpiParams& params() const { return p_; }
 
  protected:
-  Time send_overhead(const Message& m) override;
+  CpuCharge send_overhead(const Message& m) override;
   Task<> protocol(Message m) override;
   /// Bytes MPI moves for a message (a layer above MPI adds its own header).
   virtual Bytes wire_size(const Message& m) const { return m.envelope.size; }
@@ -113,7 +113,9 @@ class MpiLayer : public GeminiLayer {
   Task<> eager_buffered(Message m);
   Task<> rendezvous(Message m);
   /// Receiver's cost to take a message's header out of SMSG and match it.
-  Time receive_cost() const { return nic_.smsg_receive_cost() + p_.recv_cpu + p_.match_cpu; }
+  CpuCharge receive_cost() const {
+    return nic_.smsg_receive_cost().add(CpuUse::receive, p_.recv_cpu).add(CpuUse::match, p_.match_cpu);
+  }
   MpiParams p_;
 };
 

@@ -135,6 +135,36 @@ Task<> counting_handler(Comm c, Envelope e, std::vector<std::pair<Time, std::uin
 }
 }  // namespace
 
+TEST_CASE("core time is booked by use, one span after another, and reported to an observer", "[runtime]") {
+  RawJob j;
+  struct Span {
+    rt::Rank rank;
+    Time start, end;
+    Time copy;
+  };
+  std::vector<Span> spans;
+  j.layer->set_cpu_observer([&](rt::Rank r, Time start, Time end, const rt::CpuCharge& charge) {
+    spans.push_back({r, start, end, charge[rt::CpuUse::copy]});
+  });
+  j.layer->occupy_cpu(0, rt::CpuCharge(rt::CpuUse::send, 5).add(rt::CpuUse::copy, 7));
+  j.layer->occupy_cpu(0, 3, rt::CpuUse::poll);
+  j.layer->occupy_cpu(0, 0, rt::CpuUse::match);  // books nothing, reports nothing
+  j.kernel.spawn(j.comm(1).compute(11));
+  j.kernel.run();
+  const rt::CpuCharge& total = j.layer->cpu_time_by_use();
+  CHECK(total[rt::CpuUse::send] == 5);
+  CHECK(total[rt::CpuUse::copy] == 7);
+  CHECK(total[rt::CpuUse::poll] == 3);
+  CHECK(total[rt::CpuUse::compute] == 11);
+  CHECK(total.total() == 26);
+  REQUIRE(spans.size() == 3);
+  // Rank 0's second charge queues behind its first on the one core.
+  CHECK((spans[0].rank == 0 && spans[0].start == 0 && spans[0].end == 12 && spans[0].copy == 7));
+  CHECK((spans[1].rank == 0 && spans[1].start == 12 && spans[1].end == 15));
+  CHECK((spans[2].rank == 1 && spans[2].start == 0 && spans[2].end == 11));
+  CHECK(rt::cpu_use_name(rt::CpuUse::registration) == "registration");
+}
+
 TEST_CASE("active-message handlers run one at a time on the destination", "[runtime]") {
   RawJob j;
   std::vector<std::pair<Time, std::uint64_t>> log;
