@@ -53,7 +53,9 @@ void PacketModel::start(const TransferRequest& request) {
   m.request = request;
   m.next_offset = 0;
   m.latest_delivery = 0;
-  if (!take_expected_route(request.src, request.dst, m.route)) {
+  if (request.rail >= 0) {
+    topology_.route_on_rail(request.src, request.dst, request.rail, m.route);
+  } else if (!take_expected_route(request.src, request.dst, m.route)) {
     topology_.route(request.src, request.dst, m.route);
     prefetch_route(m.route);
   }
@@ -162,8 +164,9 @@ void PacketModel::book_lanes(LinkId link, Train& train) {
 // Minimal adaptive routing: at each router the train takes, among every productive link and
 // lane, the one with the earliest window.
 void PacketModel::book_adaptive_hops(Message& m, Train& train) {
-  const topo::RouterId destination = topology_.router_of(m.request.dst);
-  topo::RouterId at = topology_.router_of(m.request.src);
+  // The routers the route's injection and ejection links meet: on the message's rail.
+  const topo::RouterId destination = topology_.link(m.route.back()).from;
+  topo::RouterId at = topology_.link(m.route.front()).to;
   while (at != destination) {
     topology_.next_hops(at, destination, next_hops_);
     candidates_.clear();
