@@ -3,8 +3,7 @@
 // 2 rails (independent copies of the fabric, a node has an HCA on each).
 //
 // Shape: a parallel-ports generalized fat tree, PGFT(h; m; w; p) (Öhring et al., "On
-// generalized fat trees", IPPS 1995, extended with parallel links by Zahavi, "D-Mod-K routing
-// providing non-blocking traffic for shift permutations on real life fat trees", JPDC 2012).
+// generalized fat trees", IPPS 1995, extended with parallel links by Zahavi, JPDC 2012).
 // Switch level l = 1..h (leaves are level 1); a level-l switch has m_l children below it, and
 // a level-(l-1) element has w_l parents above it with p_l parallel links to each (nodes have
 // one leaf per rail: w_1 = p_1 = 1). Node n is digits a_1..a_h of n in the mixed radix

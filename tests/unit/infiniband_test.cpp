@@ -218,3 +218,21 @@ TEST_CASE("\"layer\": \"mpi\" resolves by the machine's NIC", "[infiniband][mpi]
     CHECK_THAT(e.message(), Catch::Contains("needs InfiniBand HCAs"));
   }
 }
+
+TEST_CASE("effective bisection bandwidth: static routing loses, adaptive routing brings it back toward 1",
+          "[infiniband][routing]") {
+  const auto fraction = [](const std::string& routing) {
+    const Json ebb{{"name", "bisection"}, {"size", "64KiB"}, {"messages", 2}, {"pairings", 6}};
+    Json doc = Scenario(Json{{"machine", {{"preset", "qdr-cluster"}, {"topology", {{"routing", routing}}}}},
+                             {"workload", ebb}},
+                        "test")
+                   .doc();
+    return run(doc).output.metrics["effective_bisection_fraction"].get<double>();
+  };
+  const double minhop = fraction("minhop"), random = fraction("random"), adaptive = fraction("adaptive");
+  INFO("minhop " << minhop << ", random " << random << ", adaptive " << adaptive);
+  CHECK(minhop < 0.7);
+  CHECK(random < 0.7);
+  CHECK(adaptive > minhop + 0.15);
+  CHECK(adaptive > random + 0.15);
+}
