@@ -69,6 +69,15 @@ struct WaitIn {
   void await_resume() const noexcept {}
 };
 
+// Resumes at `time`, at once if that is not later than now.
+struct Until {
+  Kernel& kernel;
+  Time time;
+  bool await_ready() const noexcept { return time <= kernel.now(); }
+  void await_suspend(std::coroutine_handle<> h) const { kernel.resume_at(time, h); }
+  void await_resume() const noexcept {}
+};
+
 // Parks a coroutine on a list until someone resumes it.
 struct Park {
   std::vector<std::coroutine_handle<>>& list;
@@ -192,7 +201,7 @@ Task<InfinibandHca::StreamEnd> InfinibandHca::stream(NodeId from, NodeId to, int
     for (; issued < s.packets && issued < k + lookahead; ++issued)
       ready[static_cast<std::size_t>(issued % lookahead)] =
           fetch ? pcie(from, rail).read_from_memory(kernel.now(), std::min(mtu, bytes - issued * mtu)) : kernel.now();
-    if (const Time t = ready[static_cast<std::size_t>(k % lookahead)]; t > kernel.now()) co_await kernel.sleep(t - kernel.now());
+    co_await Until{kernel, ready[static_cast<std::size_t>(k % lookahead)]};
     const Bytes size = std::min(mtu, bytes - k * mtu);
     const Bytes extra = s.packets == 1 ? headers.only : k == 0 ? headers.first : k + 1 == s.packets ? headers.last : 0;
     ++counters_.packets;
@@ -233,25 +242,28 @@ void InfinibandHca::call_at(Time when, Callback callback) {
 }
 
 Task<> InfinibandHca::acknowledge(NodeId responder, NodeId initiator, int rail, Time arrival) {
-  Kernel& kernel = job_.kernel;
-  const Time turned = arrival + p_.receive_latency;
-  if (turned > kernel.now()) co_await kernel.sleep(turned - kernel.now());
+  co_await Until{job_.kernel, arrival + p_.receive_latency};
   const StreamEnd ack = co_await stream(responder, initiator, rail, 0, {0, 0, kAeth}, false, false, nullptr);
-  const Time completion = pcie(initiator, rail).write_to_memory(ack.last_arrival + p_.receive_latency, p_.cqe_bytes);
-  co_await kernel.sleep(completion - kernel.now());
+  co_await job_.kernel.sleep(pcie(initiator, rail).write_to_memory(ack.last_arrival + p_.receive_latency, p_.cqe_bytes) -
+                             job_.kernel.now());
+}
+
+// The CPU's post on src's core and the request's way into the HCA; then the queue pair's turn
+// and, for a request that consumes one, a receive posted at dst. Returns, holding the pair, when
+// the first packet may start.
+Task<> InfinibandHca::begin(Rank src, Rank dst, int rail, Bytes bytes, bool consumes_receive) {
+  co_await layer_.on_cpu(src, p_.post_send_cpu, rt::CpuUse::send);
+  const Time start = post(job_.node_of(src), rail, bytes);
+  co_await Acquire<QueuePair>{queue_pair(src, dst, rail)};
+  if (consumes_receive) co_await take_receive(dst, src);
+  co_await Until{job_.kernel, start};
 }
 
 Task<> InfinibandHca::rdma_write(Rank src, Rank dst, Bytes bytes, int rail, Callback landed, bool immediate) {
-  Kernel& kernel = job_.kernel;
-  co_await layer_.on_cpu(src, p_.post_send_cpu, rt::CpuUse::send);
+  co_await begin(src, dst, rail, bytes, immediate);
   const NodeId a = job_.node_of(src), b = job_.node_of(dst);
-  const Time start = post(a, rail, bytes);
-  QueuePair& qp = queue_pair(src, dst, rail);
-  co_await Acquire<QueuePair>{qp};
-  if (immediate) co_await take_receive(dst, src);
-  if (start > kernel.now()) co_await kernel.sleep(start - kernel.now());
   const PacketHeaders headers = immediate ? PacketHeaders{kReth, kImmDt, kReth + kImmDt} : PacketHeaders{kReth, 0, kReth};
-  const StreamEnd end = co_await stream(a, b, rail, bytes, headers, bytes > p_.max_inline, true, &qp);
+  const StreamEnd end = co_await stream(a, b, rail, bytes, headers, bytes > p_.max_inline, true, &queue_pair(src, dst, rail));
   // A receive completion is written after the data (posted writes stay in order).
   call_at(immediate ? pcie(b, rail).write_to_memory(end.last_arrival + p_.receive_latency, p_.cqe_bytes)
                     : end.data_in_memory,
@@ -260,34 +272,22 @@ Task<> InfinibandHca::rdma_write(Rank src, Rank dst, Bytes bytes, int rail, Call
 }
 
 Task<> InfinibandHca::send(Rank src, Rank dst, Bytes bytes, int rail, Callback landed) {
-  Kernel& kernel = job_.kernel;
-  co_await layer_.on_cpu(src, p_.post_send_cpu, rt::CpuUse::send);
+  co_await begin(src, dst, rail, bytes, true);
   const NodeId a = job_.node_of(src), b = job_.node_of(dst);
-  const Time start = post(a, rail, bytes);
-  QueuePair& qp = queue_pair(src, dst, rail);
-  co_await Acquire<QueuePair>{qp};
-  co_await take_receive(dst, src);
-  if (start > kernel.now()) co_await kernel.sleep(start - kernel.now());
-  const StreamEnd end = co_await stream(a, b, rail, bytes, {}, bytes > p_.max_inline, true, &qp);
+  const StreamEnd end = co_await stream(a, b, rail, bytes, {}, bytes > p_.max_inline, true, &queue_pair(src, dst, rail));
   call_at(pcie(b, rail).write_to_memory(end.last_arrival + p_.receive_latency, p_.cqe_bytes), landed);
   co_await acknowledge(b, a, rail, end.last_arrival);
 }
 
 Task<> InfinibandHca::rdma_read(Rank initiator, Rank target, Bytes bytes, int rail) {
-  Kernel& kernel = job_.kernel;
-  co_await layer_.on_cpu(initiator, p_.post_send_cpu, rt::CpuUse::send);
+  co_await begin(initiator, target, rail, 0, false);
   const NodeId a = job_.node_of(initiator), b = job_.node_of(target);
-  const Time start = post(a, rail, 0);
-  QueuePair& qp = queue_pair(initiator, target, rail);
-  co_await Acquire<QueuePair>{qp};
-  if (start > kernel.now()) co_await kernel.sleep(start - kernel.now());
-  const StreamEnd request = co_await stream(a, b, rail, 0, {0, 0, kReth}, false, false, &qp);
+  const StreamEnd request = co_await stream(a, b, rail, 0, {0, 0, kReth}, false, false, &queue_pair(initiator, target, rail));
   // The responder's HCA turns the request round and streams the data from its memory.
-  const Time respond = request.last_arrival + p_.receive_latency + p_.send_latency;
-  if (respond > kernel.now()) co_await kernel.sleep(respond - kernel.now());
+  co_await Until{job_.kernel, request.last_arrival + p_.receive_latency + p_.send_latency};
   const StreamEnd data = co_await stream(b, a, rail, bytes, {kAeth, kAeth, kAeth}, true, true, nullptr);
   const Time completion = pcie(a, rail).write_to_memory(data.last_arrival + p_.receive_latency, p_.cqe_bytes);
-  co_await kernel.sleep(std::max(completion, data.data_in_memory) - kernel.now());
+  co_await Until{job_.kernel, std::max(completion, data.data_in_memory)};
 }
 
 Task<> InfinibandHca::take_receive(Rank receiver, Rank sender) {

@@ -115,6 +115,9 @@ class InfinibandHca {
     Time data_in_memory = 0;  // its data in the destination's memory
   };
   QueuePair& queue_pair(Rank src, Rank dst, int rail);
+  /// A work request's start: the post, the HCA's turn, the queue pair (held on return) and,
+  /// when it consumes one, a receive posted at dst; returns when its first packet may start.
+  Task<> begin(Rank src, Rank dst, int rail, Bytes bytes, bool consumes_receive);
   /// The work request's way into the HCA; when its first packet can start.
   Time post(NodeId node, int rail, Bytes bytes);
   /// Moves `bytes` packet by packet from one HCA to another; `fetch`: DMA-read each packet's
