@@ -70,39 +70,7 @@ const ParamTable kIbMpiLayerParams{"runtime (layer: mpi, nic: infiniband)", "MVA
 
 // ---- Shared
 
-IbLayer::IbLayer(Job& job, const nic::InfinibandParams& hca) : MessagingLayer(job), hca_(*this, hca) {}
-
-Task<Request> IbLayer::start(Message m) {
-  m.send_request = requests_.allocate();
-  Request request(&requests_, m.send_request);
-  if (const CpuCharge overhead = send_overhead(m); overhead.total() > 0) co_await on_cpu(m.envelope.src, overhead);
-  kernel().spawn(protocol(m));
-  co_return request;
-}
-
-Task<Request> IbLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
-  return start({{self, dst, tag, size, word}, false, 0, 0, false});
-}
-
-Task<Request> IbLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) {
-  return start({{self, dst, tag, size, word}, true, handler, 0, false});
-}
-
-void IbLayer::complete_send(Message& m) {
-  if (m.send_done) return;
-  requests_.complete(m.send_request);
-  m.send_done = true;
-}
-
-void IbLayer::arrive(const Message& m) {
-  if (m.active_message) deliver_am(m.handler, m.envelope);
-  else deliver(m.envelope);
-}
-
-void IbLayer::complete_receive(const Message& m, std::uint32_t receive_request) {
-  if (m.active_message) deliver_am(m.handler, m.envelope);
-  else requests_.complete(receive_request, m.envelope);
-}
+IbLayer::IbLayer(Job& job, const nic::InfinibandParams& hca) : ProtocolLayer(job), hca_(*this, hca) {}
 
 Task<std::uint32_t> IbLayer::matching_receive(const Message& m) {
   if (m.active_message) co_return 0;  // a handler takes it: nothing to match
@@ -227,41 +195,46 @@ Task<> IbMpiLayer::rendezvous(Message m) {
   co_await on_cpu(e.dst, receive_cost());
   const std::uint32_t receive = co_await matching_receive(m);
   co_await on_cpu(e.dst, hca_.register_memory(e.dst, user_buffer(e.size), e.size), CpuUse::registration);
-  co_await move_data(m, receive);
+  if (p_.rget) co_await get_data(m, receive);
+  else co_await put_data(m, receive);
 }
 
 // RPUT: a CTS, the data written stripe by stripe, a FIN behind it on the last stripe's queue
-// pair; the receive completes once the FIN is in and every stripe has landed. RGET: the
-// receiver reads every stripe, then a FIN tells the sender.
-Task<> IbMpiLayer::move_data(Message& m, std::uint32_t receive) {
+// pair; the receive completes once the FIN is in and every stripe has landed.
+Task<> IbMpiLayer::put_data(Message& m, std::uint32_t receive) {
   const Envelope& e = m.envelope;
   const int n = stripes(e.size);
   const int first_rail = hca_.rail_of(e.src);
-  const Time polls = n * hca_.params().poll_cpu;
-  Countdown completed{n, Trigger(kernel())};
-  if (!p_.rget) {
-    co_await small(e.dst, e.src, p_.control_bytes, first_rail);  // CTS
-    co_await on_cpu(e.src, p_.recv_cpu, CpuUse::receive);
-    std::deque<Trigger> landed;
-    for (int k = 0; k < n; ++k) {
-      landed.emplace_back(kernel());
-      const Bytes part = e.size / n + (k + 1 == n ? e.size % n : 0);
-      kernel().spawn(count_down(hca_.rdma_write(e.src, e.dst, part, (first_rail + k) % hca_.rails(), firing(landed.back())), completed));
-    }
-    co_await small(e.src, e.dst, p_.control_bytes, (first_rail + n - 1) % hca_.rails());  // FIN
-    for (Trigger& stripe : landed) co_await stripe;
-    co_await on_cpu(e.dst, p_.recv_cpu, CpuUse::receive);
-    complete_receive(m, receive);
-    co_await completed.done;
-    co_await on_cpu(e.src, polls, CpuUse::poll);
-    co_return complete_send(m);
-  }
+  co_await small(e.dst, e.src, p_.control_bytes, first_rail);  // CTS
+  co_await on_cpu(e.src, p_.recv_cpu, CpuUse::receive);
+  Countdown written{n, Trigger(kernel())};
+  std::deque<Trigger> landed;
   for (int k = 0; k < n; ++k) {
-    const Bytes part = e.size / n + (k + 1 == n ? e.size % n : 0);
-    kernel().spawn(count_down(hca_.rdma_read(e.dst, e.src, part, (first_rail + k) % hca_.rails()), completed));
+    landed.emplace_back(kernel());
+    kernel().spawn(count_down(hca_.rdma_write(e.src, e.dst, stripe_bytes(e.size, n, k), (first_rail + k) % hca_.rails(),
+                                              firing(landed.back())),
+                              written));
   }
-  co_await completed.done;
-  co_await on_cpu(e.dst, CpuCharge(CpuUse::poll, polls).add(CpuUse::receive, p_.recv_cpu));
+  co_await small(e.src, e.dst, p_.control_bytes, (first_rail + n - 1) % hca_.rails());  // FIN
+  for (Trigger& stripe : landed) co_await stripe;
+  co_await on_cpu(e.dst, p_.recv_cpu, CpuUse::receive);
+  complete_receive(m, receive);
+  co_await written.done;
+  co_await on_cpu(e.src, n * hca_.params().poll_cpu, CpuUse::poll);
+  complete_send(m);
+}
+
+// RGET: the receiver reads every stripe (the RTS carried the sender's buffer), then a FIN
+// tells the sender.
+Task<> IbMpiLayer::get_data(Message& m, std::uint32_t receive) {
+  const Envelope& e = m.envelope;
+  const int n = stripes(e.size);
+  const int first_rail = hca_.rail_of(e.src);
+  Countdown read{n, Trigger(kernel())};
+  for (int k = 0; k < n; ++k)
+    kernel().spawn(count_down(hca_.rdma_read(e.dst, e.src, stripe_bytes(e.size, n, k), (first_rail + k) % hca_.rails()), read));
+  co_await read.done;
+  co_await on_cpu(e.dst, CpuCharge(CpuUse::poll, n * hca_.params().poll_cpu).add(CpuUse::receive, p_.recv_cpu));
   complete_receive(m, receive);
   co_await small(e.dst, e.src, p_.control_bytes, first_rail);  // FIN
   co_await on_cpu(e.src, p_.recv_cpu, CpuUse::receive);

@@ -21,6 +21,7 @@
 #include <unordered_set>
 
 #include "models/nic/infiniband.hpp"
+#include "models/runtime/protocol_layer.hpp"
 #include "sim/core/slot_pool.hpp"
 
 namespace torsim::rt {
@@ -42,37 +43,18 @@ struct IbMpiParams {
   Bytes smp_eager_limit = 0, smp_block = 0;
 };
 
-/// What the InfiniBand layers share: the HCAs, and sends whose protocol runs as its own
-/// process.
-class IbLayer : public MessagingLayer {
+/// What the InfiniBand layers share: the HCAs, and receives posted per connection.
+class IbLayer : public ProtocolLayer {
  public:
   IbLayer(Job& job, const nic::InfinibandParams& hca);
-  Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;
-  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) override;
   nic::InfinibandHca& hca() { return hca_; }
 
  protected:
-  struct Message {
-    Envelope envelope;
-    bool active_message = false;
-    HandlerId handler = 0;
-    std::uint32_t send_request = 0;
-    bool send_done = false;
-  };
-  /// Software cost on the sender's core before the protocol starts.
-  virtual CpuCharge send_overhead(const Message&) { return {}; }
-  virtual Task<> protocol(Message m) = 0;
-  void complete_send(Message& m);
-  /// The message is in: to the matching engine or the handler queue (eager protocols).
-  void arrive(const Message& m);
-  /// A rendezvous message's data is in: completes the receive it matched.
-  void complete_receive(const Message& m, std::uint32_t receive_request);
+  CpuCharge send_overhead(const Message&) override { return {}; }
   /// Waits for a receive matching `m` (none for an active message) and yields its request.
   Task<std::uint32_t> matching_receive(const Message& m);
   /// Whether the sender and receiver share a node.
   bool same_node(const Envelope& e) const { return job_.node_of(e.src) == job_.node_of(e.dst); }
-  /// Buffer identity for the registration cache: a benchmark reuses one buffer per size.
-  static std::uint64_t user_buffer(Bytes size) { return static_cast<std::uint64_t>(size); }
   /// On first contact, `receiver` posts `depth` receives for `sender` (connection set-up).
   void connect(Rank receiver, Rank sender, int depth);
   /// `receiver` polls a receive completion from `sender` and posts the receive again.
@@ -84,7 +66,6 @@ class IbLayer : public MessagingLayer {
   nic::InfinibandHca hca_;
 
  private:
-  Task<Request> start(Message m);
   std::unordered_set<std::uint64_t> connected_;  // (receiver, sender) pairs with receives posted
 };
 
@@ -119,9 +100,10 @@ class IbMpiLayer final : public IbLayer {
   Task<> shared_memory(Message m);
   Task<> eager(Message m);
   Task<> rendezvous(Message m);
-  /// Moves the rendezvous data (striped over the rails when large enough): RDMA writes with
-  /// a FIN behind them, or RDMA reads and a FIN back.
-  Task<> move_data(Message& m, std::uint32_t receive);
+  /// Move the rendezvous data, striped over the rails when large enough: RDMA writes with a FIN
+  /// behind them (RPUT), or RDMA reads and a FIN back (RGET).
+  Task<> put_data(Message& m, std::uint32_t receive);
+  Task<> get_data(Message& m, std::uint32_t receive);
   /// A small message (a payload with its header, or a control message) to dst: through the
   /// RDMA fast path when the pair has a ring slot free, else send/receive. Returns when dst has
   /// found it (its poll charged).
@@ -131,10 +113,11 @@ class IbMpiLayer final : public IbLayer {
   /// The receiver freed a slot of the ring `key` (sender, receiver), and the sender knows.
   void return_slot(std::uint64_t key);
   int stripes(Bytes size) const { return size >= p_.striping_threshold ? hca_.rails() : 1; }
+  /// Stripe k of n: an even share, the last one taking the remainder.
+  static Bytes stripe_bytes(Bytes size, int n, int k) { return size / n + (k + 1 == n ? size % n : 0); }
   CpuCharge receive_cost() const {
     return CpuCharge(CpuUse::receive, p_.recv_cpu).add(CpuUse::match, p_.match_cpu);
   }
-  Time copy_time(Bytes bytes) const { return transfer_time(bytes, job_.machine.node.memcpy_bandwidth); }
 
   IbMpiParams p_;
   struct Ring {
