@@ -11,7 +11,7 @@ namespace torsim {
 
 std::vector<const ParamTable*> all_param_tables() {
   std::vector<const ParamTable*> tables{&kScenarioParams, &kOutputParams, &rt::kPlacementParams,
-                                        &kMachineParams,  &kNodeParams,   &kPacketParams};
+                                        &kMachineParams,  &kNodeParams,   &kPacketParams, &kRouterParams};
   for (const auto& t : topo::topology_types()) tables.push_back(t.params);
   for (const auto& m : net::network_models()) tables.push_back(m.params);
   tables.push_back(&nic::kGeminiParams);
