@@ -159,6 +159,11 @@ bool Torus::has_lanes() const {
   return std::any_of(dims_.begin(), dims_.end(), [](const TorusDim& d) { return d.links > 1; });
 }
 
+int Torus::offset(std::size_t dim, RouterId from, RouterId to) const {
+  const Step s = step(dim, coordinate(from, dim), coordinate(to, dim));
+  return s.direction * s.count;
+}
+
 int Torus::hops(NodeId a, NodeId b) const {
   int total = 0;
   for (std::size_t d = 0; d < dims_.size(); ++d)

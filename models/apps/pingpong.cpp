@@ -1,6 +1,8 @@
 // Ping-pong: rank 0 and a peer bounce one message back and forth; one-way latency is half
 // the round trip. With operation "put" or "get", rank 0 times one-sided operations to the
-// peer until remote completion instead.
+// peer until remote completion instead. With "pairs": "all", every rank of the job's first
+// half does the same with its counterpart in the second half, all at once (on two nodes:
+// every rank of one node with one of the other), and the latency is the mean over pairs.
 #include <memory>
 
 #include "models/apps/micro.hpp"
@@ -14,7 +16,9 @@ constexpr ParamSpec kSpecs[] = {
      "message sizes swept: a list, or {\"from\", \"to\", \"factor\"}", "-"},
     {"iterations", ParamKind::integer, "20", "", "1", "10000000", "timed round trips per size", "-"},
     {"warmup", ParamKind::integer, "2", "", "0", "10000000", "untimed round trips before timing", "-"},
-    {"peer", ParamKind::integer, "1", "", "1", "", "the rank that answers rank 0", "-"},
+    {"peer", ParamKind::integer, "1", "", "1", "", "the rank that answers rank 0 (pairs: one)", "-"},
+    {"pairs", ParamKind::choice, "one", "", "", "",
+     "one: rank 0 and the peer; all: rank i and rank i + n/2 for every i < n/2, at once", "-", "one|all"},
     {"operation", ParamKind::choice, "send_recv", "", "", "",
      "send_recv: two-sided ping-pong; put_pingpong: ping-pong of notified puts (each side waits for the other's "
      "put to land); put / get: one-sided operations timed to remote completion", "-",
@@ -29,58 +33,74 @@ class PingPong final : public Workload {
         iterations_(r.integer("iterations")),
         warmup_(r.integer("warmup")),
         peer_(static_cast<Rank>(r.integer("peer"))),
+        all_pairs_(r.text("pairs") == "all"),
         operation_(r.text("operation")) {}
 
-  int minimum_ranks() const override { return peer_ + 1; }
+  int minimum_ranks() const override { return all_pairs_ ? 2 : peer_ + 1; }
+  void check(const rt::Job& job, const Where& where) const override {
+    Workload::check(job, where);
+    if (all_pairs_ && job.size() % 2 != 0)
+      (where / "pairs").fail("'all' pairs the two halves of the job; it has an odd number of ranks (" +
+                             std::to_string(job.size()) + ")");
+  }
 
   void start(rt::MessagingLayer& layer) override {
     latency_.assign(sizes_.size(), 0);
-    layer.kernel().spawn(initiator(Comm(layer, 0)));
-    if (operation_ == "send_recv" || operation_ == "put_pingpong") layer.kernel().spawn(responder(Comm(layer, peer_)));
+    const Rank pairs = all_pairs_ ? layer.size() / 2 : 1;
+    for (Rank p = 0; p < pairs; ++p) {
+      const Rank peer = all_pairs_ ? p + pairs : peer_;
+      layer.kernel().spawn(initiator(Comm(layer, p), peer));
+      if (operation_ == "send_recv" || operation_ == "put_pingpong")
+        layer.kernel().spawn(responder(Comm(layer, peer), p));
+    }
+    pairs_ = pairs;
   }
 
   void finish(RunOutput& out) const override {
     auto& table = out.add_series("latency", {"size_bytes", "latency_us", "bandwidth_MBps"});
-    for (std::size_t i = 0; i < sizes_.size(); ++i)
-      table.add({static_cast<double>(sizes_[i]), microseconds(latency_[i]),
-                 megabytes_per_second(sizes_[i], latency_[i])});
-    out.metrics["smallest_size_latency_us"] = microseconds(latency_.front());
-    out.metrics["largest_size_latency_us"] = microseconds(latency_.back());
-    out.metrics["largest_size_bandwidth_MBps"] = megabytes_per_second(sizes_.back(), latency_.back());
+    std::vector<Time> mean(latency_.size());
+    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      mean[i] = latency_[i] / pairs_;
+      table.add({static_cast<double>(sizes_[i]), microseconds(mean[i]), megabytes_per_second(sizes_[i], mean[i])});
+    }
+    out.metrics["smallest_size_latency_us"] = microseconds(mean.front());
+    out.metrics["largest_size_latency_us"] = microseconds(mean.back());
+    out.metrics["largest_size_bandwidth_MBps"] = megabytes_per_second(sizes_.back(), mean.back());
   }
 
  private:
-  Task<> one_round(Comm c, Bytes size) {
-    if (operation_ == "put") co_return co_await c.put(peer_, size);
-    if (operation_ == "get") co_return co_await c.get(peer_, size);
+  Task<> one_round(Comm c, Rank peer, Bytes size) {
+    if (operation_ == "put") co_return co_await c.put(peer, size);
+    if (operation_ == "get") co_return co_await c.get(peer, size);
     if (operation_ == "put_pingpong") {
-      co_await c.put_notify(peer_, size);
-      co_return co_await c.wait_notify(peer_);
+      co_await c.put_notify(peer, size);
+      co_return co_await c.wait_notify(peer);
     }
-    co_await c.send(peer_, size);
-    co_await c.recv(peer_);
+    co_await c.send(peer, size);
+    co_await c.recv(peer);
   }
 
-  Task<> initiator(Comm c) {
+  // Each pair adds its own one-way time; finish() divides by the pairs.
+  Task<> initiator(Comm c, Rank peer) {
     for (std::size_t i = 0; i < sizes_.size(); ++i) {
-      for (std::int64_t k = 0; k < warmup_; ++k) co_await one_round(c, sizes_[i]);
+      for (std::int64_t k = 0; k < warmup_; ++k) co_await one_round(c, peer, sizes_[i]);
       const Time begin = c.now();
-      for (std::int64_t k = 0; k < iterations_; ++k) co_await one_round(c, sizes_[i]);
+      for (std::int64_t k = 0; k < iterations_; ++k) co_await one_round(c, peer, sizes_[i]);
       const Time per_round = (c.now() - begin) / iterations_;
       const bool round_trip = operation_ == "send_recv" || operation_ == "put_pingpong";
-      latency_[i] = round_trip ? per_round / 2 : per_round;
+      latency_[i] += round_trip ? per_round / 2 : per_round;
     }
   }
 
-  Task<> responder(Comm c) {
+  Task<> responder(Comm c, Rank initiator) {
     for (const Bytes size : sizes_) {
       for (std::int64_t k = 0; k < warmup_ + iterations_; ++k) {
         if (operation_ == "put_pingpong") {
-          co_await c.wait_notify(0);
-          co_await c.put_notify(0, size);
+          co_await c.wait_notify(initiator);
+          co_await c.put_notify(initiator, size);
         } else {
-          co_await c.recv(0);
-          co_await c.send(0, size);
+          co_await c.recv(initiator);
+          co_await c.send(initiator, size);
         }
       }
     }
@@ -89,8 +109,10 @@ class PingPong final : public Workload {
   std::vector<Bytes> sizes_;
   std::int64_t iterations_, warmup_;
   Rank peer_;
+  bool all_pairs_;
   std::string operation_;
-  std::vector<Time> latency_;
+  Rank pairs_ = 1;
+  std::vector<Time> latency_;  // per size: summed over pairs
 };
 
 }  // namespace

@@ -105,8 +105,13 @@ Machine load_machine_for_describe(const std::string& what) {
     }
     return parse_machine(doc, Where(what));
   }
-  const std::string path = preset_path(what, Where("command line", "describe " + what));
-  return parse_machine(read_json_file(path), Where(path));
+  const ExpandedPreset preset = load_preset(what, Where("command line", "describe " + what));
+  try {
+    return parse_machine(preset.machine, Where(preset.layers.front().first));
+  } catch (const InputError& e) {
+    if (e.file() != preset.layers.front().first) throw;
+    throw InputError(preset.file_of(e.path()), e.path(), e.message());
+  }
 }
 
 Json route_json(const Machine& m, topo::NodeId src, topo::NodeId dst) {

@@ -3,6 +3,7 @@
 #include "models/apps/workload.hpp"
 #include "models/network/network_model.hpp"
 #include "models/runtime/charm.hpp"
+#include "models/nic/bgq_mu.hpp"
 #include "models/machine.hpp"
 #include "sim/run/scenario.hpp"
 
@@ -14,6 +15,7 @@ std::vector<const ParamTable*> all_param_tables() {
   for (const auto& t : topo::topology_types()) tables.push_back(t.params);
   for (const auto& m : net::network_models()) tables.push_back(m.params);
   tables.push_back(&nic::kGeminiParams);
+  tables.push_back(&nic::kMuParams);
   tables.push_back(&rt::kCharmParams);
   for (const auto& l : rt::messaging_layers()) tables.push_back(l.params);
   for (const auto& w : apps::workloads()) tables.push_back(w.params);
