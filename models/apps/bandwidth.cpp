@@ -43,9 +43,7 @@ class Bandwidth final : public Workload {
   int minimum_ranks() const override { return all_pairs_ ? 2 : peer_ + 1; }
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
-    if (all_pairs_ && job.size() % 2 != 0)
-      (where / "pairs").fail("'all' pairs the two halves of the job; it has an odd number of ranks (" +
-                             std::to_string(job.size()) + ")");
+    if (all_pairs_) check_pairs(job, where);
   }
 
   void start(rt::MessagingLayer& layer) override {

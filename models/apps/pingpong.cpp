@@ -39,9 +39,7 @@ class PingPong final : public Workload {
   int minimum_ranks() const override { return all_pairs_ ? 2 : peer_ + 1; }
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
-    if (all_pairs_ && job.size() % 2 != 0)
-      (where / "pairs").fail("'all' pairs the two halves of the job; it has an odd number of ranks (" +
-                             std::to_string(job.size()) + ")");
+    if (all_pairs_) check_pairs(job, where);
   }
 
   void start(rt::MessagingLayer& layer) override {
@@ -80,9 +78,14 @@ class PingPong final : public Workload {
     co_await c.recv(peer);
   }
 
+  // With all pairs two-sided, every size starts with a barrier of all ranks, so the pairs run
+  // together (one-sided targets run no program, so they cannot join one).
+  bool synchronised() const { return all_pairs_ && (operation_ == "send_recv" || operation_ == "put_pingpong"); }
+
   // Each pair adds its own one-way time; finish() divides by the pairs.
   Task<> initiator(Comm c, Rank peer) {
     for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      if (synchronised()) co_await c.barrier();
       for (std::int64_t k = 0; k < warmup_; ++k) co_await one_round(c, peer, sizes_[i]);
       const Time begin = c.now();
       for (std::int64_t k = 0; k < iterations_; ++k) co_await one_round(c, peer, sizes_[i]);
@@ -94,6 +97,7 @@ class PingPong final : public Workload {
 
   Task<> responder(Comm c, Rank initiator) {
     for (const Bytes size : sizes_) {
+      if (synchronised()) co_await c.barrier();
       for (std::int64_t k = 0; k < warmup_ + iterations_; ++k) {
         if (operation_ == "put_pingpong") {
           co_await c.wait_notify(initiator);

@@ -26,6 +26,8 @@ constexpr ParamSpec kSpecs[] = {
      "[C-code] PAMI mu2 (10 remote-get FIFOs of 64 KiB per node)"},
     {"descriptor", ParamKind::size, "64B", "B", "0B", "1KiB", "bytes of one MU descriptor (a remote get's payload)",
      "[C-code] bgq-driver hwi/include/bqc MU descriptor"},
+    {"descriptor_time", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "an engine's time per descriptor besides reading its data (fetch, packet headers)", "preset"},
     {"comm_agent", ParamKind::time, kRequired, "ns", "0ns", "1ms",
      "the comm agent on the 17th core noticing a remote-completion ping and answering it", "preset"},
 };
@@ -52,6 +54,7 @@ MuParams parse_mu(const ParamReader& r) {
   p.context_fifos = static_cast<int>(r.integer("context_fifos"));
   p.remote_get_fifos = static_cast<int>(r.integer("remote_get_fifos"));
   p.descriptor = r.size("descriptor");
+  p.descriptor_time = r.time("descriptor_time");
   p.comm_agent = r.time("comm_agent");
   return p;
 }
@@ -67,7 +70,7 @@ MessageUnit::MessageUnit(rt::MessagingLayer& layer, const MuParams& params)
     : job_(layer.job()),
       p_(params),
       torus_(dynamic_cast<const topo::Torus*>(job_.machine.topology.get())),
-      engines_(static_cast<std::size_t>(job_.machine.node_count()), Slots{params.injection_engines, {}}) {}
+      engine_free_(static_cast<std::size_t>(job_.machine.node_count() * params.injection_engines), 0) {}
 
 int MessageUnit::fifos_per_context() const {
   return std::clamp(p_.application_fifos / job_.placement.ranks_per_node, 1, p_.context_fifos);
@@ -92,49 +95,30 @@ int MessageUnit::fifo_of(Rank src, Rank dst) const {
   return direction_fifo(a, b) % fifos_per_context();
 }
 
-class MessageUnit::Acquire {
- public:
-  explicit Acquire(Slots& slots) : slots_(slots) {}
-  bool await_ready() {
-    if (slots_.free == 0 || !slots_.waiting.empty()) return false;
-    --slots_.free;
-    return true;
-  }
-  void await_suspend(std::coroutine_handle<> h) { slots_.waiting.push_back(h); }
-  void await_resume() const noexcept {}
-
- private:
-  Slots& slots_;
-};
-
-MessageUnit::Acquire MessageUnit::acquire(Slots& slots) { return Acquire(slots); }
-
-// A released slot passes straight to the first waiter.
-void MessageUnit::release(Slots& slots) {
-  if (slots.waiting.empty()) ++slots.free;
-  else job_.kernel.resume_now(slots.waiting.pop_front());
+// First come, first served: the FIFO's previous descriptor must have been read, and the
+// earliest free engine takes it. No backpressure from the network (its buffers are unbounded).
+Time MessageUnit::book(std::uint64_t fifo_key, NodeId from, Bytes wire) {
+  const Time occupancy = p_.descriptor_time + transfer_time(wire, job_.machine.node.injection_bandwidth);
+  const auto first = engine_free_.begin() + static_cast<std::ptrdiff_t>(from) * p_.injection_engines;
+  const auto engine = std::min_element(first, first + p_.injection_engines);
+  Time& fifo = fifo_free_[fifo_key];
+  const Time start = std::max({job_.kernel.now(), fifo, *engine});
+  *engine = fifo = start + occupancy;
+  return start;
 }
 
-MessageUnit::Slots& MessageUnit::fifo(std::uint64_t key) { return fifos_.try_emplace(key, Slots{1, {}}).first->second; }
-
-// The FIFO is held until the engine has read the whole descriptor's data, so a FIFO's
-// descriptors leave in order. With `trailer`, a zero-byte packet follows the data out of the
-// same FIFO and `delivered` fires when it lands: one header-only packet's serialisation on
-// the route's slowest link after the data (it is pipelined behind the data, so it pays no
-// latency of its own).
+// With `trailer`, a zero-byte packet follows the data out of the same FIFO and `delivered`
+// fires when it lands: one header-only packet's serialisation on the route's slowest link
+// after the data (it is pipelined behind the data, so it pays no latency of its own).
 Task<> MessageUnit::move(std::uint64_t fifo_key, NodeId from, NodeId to, Bytes bytes, Trigger* delivered,
                          bool trailer, Trigger* started) {
-  Slots& queue = fifo(fifo_key);  // unordered_map: references survive rehashing
-  co_await acquire(queue);
-  Slots& engines = engines_[static_cast<std::size_t>(from)];
-  co_await acquire(engines);
+  const PacketFormat& format = job_.machine.packet;
+  const Time start = book(fifo_key, from, format.wire_bytes(bytes) + (trailer ? format.wire_bytes(0) : 0));
+  if (start > job_.kernel.now()) co_await job_.kernel.sleep(start - job_.kernel.now());
   if (started) started->fire();
   Trigger injected(job_.kernel), data_in(job_.kernel);
   job_.network.start({from, to, bytes, fire(&injected), fire(trailer ? &data_in : delivered), nullptr});
   co_await injected;
-  release(engines);
-  release(queue);
-  if (queue.free == 1 && queue.waiting.empty()) fifos_.erase(fifo_key);
   if (!trailer) co_return;
   co_await data_in;
   co_await job_.kernel.sleep(trailer_time(from, to));

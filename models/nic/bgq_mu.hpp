@@ -3,8 +3,10 @@
 // engines take one descriptor at a time and turn it into packets (memory-FIFO packets that
 // land in a reception FIFO, direct puts into remote memory, remote gets whose payload is a
 // descriptor the target's MU injects). A node's FIFOs and engines are shared by its ranks:
-// each rank gets a share of the FIFOs (fewer as ranks per node grow), a message waits for the
-// previous descriptor of its FIFO and for a free engine, so more ranks per node contend.
+// each rank gets a share of the FIFOs (fewer as ranks per node grow), a descriptor waits for
+// the previous one of its FIFO and for a free engine, which then reads and packetises it
+// (descriptor_time plus its wire bytes at the node's injection rate), so more ranks per node
+// contend.
 // Messaging layers (PAMI) charge their own CPU time; the MU charges none.
 #pragma once
 
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "models/messaging/messaging.hpp"
-#include "sim/core/fifo.hpp"
 
 namespace torsim::topo {
 class Torus;
@@ -29,6 +30,7 @@ struct MuParams {
   int context_fifos = 10;          // a context wants one per torus direction
   int remote_get_fifos = 10;       // per node, shared by its ranks
   Bytes descriptor = 64;           // a remote get carries one as payload
+  Time descriptor_time = 0;        // an engine's time per descriptor besides the data
   Time comm_agent = 0;             // the 17th core answers a remote-completion ping
 };
 
@@ -65,16 +67,9 @@ class MessageUnit {
   Task<> put_acknowledged(Rank initiator, Rank target, Bytes bytes);
 
  private:
-  /// A pool of identical resources taken first come, first served (engines: several; an
-  /// injection FIFO: one, so its descriptors go in order).
-  struct Slots {
-    int free = 1;
-    Fifo<std::coroutine_handle<>> waiting;
-  };
-  class Acquire;
-  Acquire acquire(Slots& slots);
-  void release(Slots& slots);
-  Slots& fifo(std::uint64_t key);
+  /// Books a descriptor of `wire` bytes on its FIFO and on the node's earliest free engine;
+  /// returns when the engine starts on it.
+  Time book(std::uint64_t fifo_key, NodeId from, Bytes wire);
   /// A descriptor from a FIFO (key) through one of the node's engines, moving bytes from one
   /// node to another; with `trailer`, a zero-byte packet follows in the same FIFO and
   /// `delivered` fires at its arrival. `started` fires when an engine takes the descriptor.
@@ -87,8 +82,8 @@ class MessageUnit {
   rt::Job& job_;
   MuParams p_;
   const topo::Torus* torus_;
-  std::vector<Slots> engines_;                   // per node
-  std::unordered_map<std::uint64_t, Slots> fifos_;  // injection and remote-get FIFOs in use
+  std::vector<Time> engine_free_;                   // per node and engine: when it is next free
+  std::unordered_map<std::uint64_t, Time> fifo_free_;  // per FIFO in use: when its next descriptor may start
 };
 
 }  // namespace torsim::nic

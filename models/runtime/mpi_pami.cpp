@@ -125,23 +125,19 @@ Task<> MpiPamiLayer::control_round_trip(Rank self, Rank target) {
   co_await transfer(target, self, p_.header, nullptr, {});
 }
 
-Task<> MpiPamiLayer::put(Rank self, Rank target, Bytes size) {
+// One MPI_Put or MPI_Get: the epoch around it, the origin's memory region, the PAMI call.
+Task<> MpiPamiLayer::one_sided(Rank self, Rank target, Bytes size, bool is_put) {
   if (p_.rma_lock) co_await control_round_trip(self, target);
-  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.rma_cpu + pami_.rput_cpu)
+  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.rma_cpu + (is_put ? pami_.rput_cpu : pami_.rget_cpu))
                             .add(CpuUse::registration, pami_.memregion_cpu));
-  co_await mu_.put_acknowledged(self, target, size);
+  if (is_put) co_await mu_.put_acknowledged(self, target, size);
+  else co_await mu_.remote_get(self, target, size);
   co_await on_cpu(self, pami_.completion_cpu, CpuUse::poll);
   if (p_.rma_lock) co_await control_round_trip(self, target);
 }
 
-Task<> MpiPamiLayer::get(Rank self, Rank target, Bytes size) {
-  if (p_.rma_lock) co_await control_round_trip(self, target);
-  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.rma_cpu + pami_.rget_cpu)
-                            .add(CpuUse::registration, pami_.memregion_cpu));
-  co_await mu_.remote_get(self, target, size);
-  co_await on_cpu(self, pami_.completion_cpu, CpuUse::poll);
-  if (p_.rma_lock) co_await control_round_trip(self, target);
-}
+Task<> MpiPamiLayer::put(Rank self, Rank target, Bytes size) { return one_sided(self, target, size, true); }
+Task<> MpiPamiLayer::get(Rank self, Rank target, Bytes size) { return one_sided(self, target, size, false); }
 
 std::unique_ptr<MessagingLayer> make_mpi_pami_layer(const ParamReader& r, Job& job) {
   const Machine& machine = job.machine;

@@ -57,6 +57,7 @@ class MpiPamiLayer final : public PamiLayer {
   /// share of the calibrated receive time, and the matching.
   CpuCharge receive_handler(Bytes size, Bytes wire) const;
   Task<> rendezvous(Message m);
+  Task<> one_sided(Rank self, Rank target, Bytes size, bool is_put);
   /// A control message and its answer, both by Send_immediate (lock, unlock).
   Task<> control_round_trip(Rank self, Rank target);
 

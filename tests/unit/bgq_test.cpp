@@ -138,7 +138,7 @@ TEST_CASE("MPI over PAMI follows its protocol ladder", "[bgq][mpi]") {
   CHECK(messages(2049) == 8);
 }
 
-TEST_CASE("one-sided: PAMI's remote get needs no target CPU; MPI adds its epoch", "[bgq][pami]") {
+TEST_CASE("one-sided: PAMI's remote get needs no target CPU, MPI adds its epoch", "[bgq][pami]") {
   const Midplane m;
   const double trailer = m.ns(transfer_time(m.machine.packet.wire_bytes(0), 2'000'000'000));
   const double rget = 300 + m.wire(0, 1, 64) + m.wire(1, 0, 8) + trailer + 100;
