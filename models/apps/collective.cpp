@@ -1,9 +1,12 @@
 // Collective: every rank runs `iterations` broadcasts (from rank 0), allreduces or gathers (to
-// rank 0) of `size` back to back, with the messaging layer's algorithms. Reports the time
-// until the last rank is done, and per operation (a gather also its bandwidth: the bytes the
-// root collects per second). Small on purpose: the cross-check of the network models runs it.
+// rank 0) of `size` back to back, with the messaging layer's algorithms. Reports the time until
+// the last rank is done, and per operation (a gather also the bytes the root collects per
+// second); and, where the layer has an analytical model of its collectives,
+// the model's time for one operation (model_us). Small on purpose: the cross-check of the
+// network models runs it.
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "models/apps/micro.hpp"
 
@@ -29,6 +32,8 @@ class Collective final : public Workload {
   int minimum_ranks() const override { return 2; }
 
   void start(rt::MessagingLayer& layer) override {
+    const auto op = operation_ == "bcast" ? rt::CollectiveOp::bcast : rt::CollectiveOp::allreduce;
+    predicted_ = layer.collectives().predicted(op, layer.size(), size_);
     spawn_all(layer, [this](Comm c) { return rank(c); });
   }
 
@@ -36,9 +41,9 @@ class Collective final : public Workload {
     out.metrics["completion_time_us"] = microseconds(last_done_);
     out.metrics["per_operation_us"] = microseconds(last_done_) / static_cast<double>(iterations_);
     out.metrics["ranks_done"] = static_cast<double>(ranks_done_);
+    if (predicted_) out.metrics["model_us"] = microseconds(*predicted_);
     if (operation_ == "gather")
-      out.metrics["gathered_MBps"] =
-          megabytes_per_second(size_ * ranks_done_ * iterations_, last_done_);
+      out.metrics["gathered_MBps"] = megabytes_per_second(size_ * ranks_done_ * iterations_, last_done_);
   }
 
  private:
@@ -60,6 +65,7 @@ class Collective final : public Workload {
   std::int64_t iterations_;
   Time last_done_ = 0;
   std::int64_t ranks_done_ = 0;
+  std::optional<Time> predicted_;
 };
 
 }  // namespace

@@ -3,6 +3,10 @@
 // peer until remote completion instead. With "pairs": "all", every rank of the job's first
 // half does the same with its counterpart in the second half, all at once (on two nodes:
 // every rank of one node with one of the other), and the latency is the mean over pairs.
+// Each size's latency is also broken down by what the cores spent on it (compute, send,
+// receive, match, copy, poll, registration, scheduler; all ranks' time during the first
+// pair's timed loop, per one-way message and pair) and the rest, "wait": the wire and
+// whatever no core was working on.
 #include <memory>
 
 #include "models/apps/micro.hpp"
@@ -44,26 +48,24 @@ class PingPong final : public Workload {
 
   void start(rt::MessagingLayer& layer) override {
     latency_.assign(sizes_.size(), 0);
-    const Rank pairs = all_pairs_ ? layer.size() / 2 : 1;
-    for (Rank p = 0; p < pairs; ++p) {
-      const Rank peer = all_pairs_ ? p + pairs : peer_;
+    core_time_.assign(sizes_.size(), {});
+    pairs_ = all_pairs_ ? layer.size() / 2 : 1;
+    for (Rank p = 0; p < pairs_; ++p) {
+      const Rank peer = all_pairs_ ? p + pairs_ : peer_;
       layer.kernel().spawn(initiator(Comm(layer, p), peer));
-      if (operation_ == "send_recv" || operation_ == "put_pingpong")
-        layer.kernel().spawn(responder(Comm(layer, peer), p));
+      if (round_trip()) layer.kernel().spawn(responder(Comm(layer, peer), p));
     }
-    pairs_ = pairs;
   }
 
   void finish(RunOutput& out) const override {
     auto& table = out.add_series("latency", {"size_bytes", "latency_us", "bandwidth_MBps"});
-    std::vector<Time> mean(latency_.size());
-    for (std::size_t i = 0; i < sizes_.size(); ++i) {
-      mean[i] = latency_[i] / pairs_;
-      table.add({static_cast<double>(sizes_[i]), microseconds(mean[i]), megabytes_per_second(sizes_[i], mean[i])});
-    }
-    out.metrics["smallest_size_latency_us"] = microseconds(mean.front());
-    out.metrics["largest_size_latency_us"] = microseconds(mean.back());
-    out.metrics["largest_size_bandwidth_MBps"] = megabytes_per_second(sizes_.back(), mean.back());
+    const std::vector<Time> latency = mean_latency();
+    for (std::size_t i = 0; i < sizes_.size(); ++i)
+      table.add({static_cast<double>(sizes_[i]), microseconds(latency[i]), megabytes_per_second(sizes_[i], latency[i])});
+    add_breakdown(out, latency);
+    out.metrics["smallest_size_latency_us"] = microseconds(latency.front());
+    out.metrics["largest_size_latency_us"] = microseconds(latency.back());
+    out.metrics["largest_size_bandwidth_MBps"] = megabytes_per_second(sizes_.back(), latency.back());
   }
 
  private:
@@ -78,20 +80,47 @@ class PingPong final : public Workload {
     co_await c.recv(peer);
   }
 
+  bool round_trip() const { return operation_ == "send_recv" || operation_ == "put_pingpong"; }
   // With all pairs two-sided, every size starts with a barrier of all ranks, so the pairs run
   // together (one-sided targets run no program, so they cannot join one).
-  bool synchronised() const { return all_pairs_ && (operation_ == "send_recv" || operation_ == "put_pingpong"); }
+  bool synchronised() const { return all_pairs_ && round_trip(); }
 
-  // Each pair adds its own one-way time; finish() divides by the pairs.
+  std::vector<Time> mean_latency() const {
+    std::vector<Time> mean(latency_.size());
+    for (std::size_t i = 0; i < latency_.size(); ++i) mean[i] = latency_[i] / pairs_;
+    return mean;
+  }
+
+  // Each pair adds its own one-way time (finish() divides by the pairs); the first pair
+  // records the breakdown.
   Task<> initiator(Comm c, Rank peer) {
     for (std::size_t i = 0; i < sizes_.size(); ++i) {
       if (synchronised()) co_await c.barrier();
       for (std::int64_t k = 0; k < warmup_; ++k) co_await one_round(c, peer, sizes_[i]);
       const Time begin = c.now();
+      const rt::CpuCharge before = c.layer().cpu_time_by_use();
       for (std::int64_t k = 0; k < iterations_; ++k) co_await one_round(c, peer, sizes_[i]);
+      const std::int64_t messages = iterations_ * (round_trip() ? 2 : 1) * pairs_;
       const Time per_round = (c.now() - begin) / iterations_;
-      const bool round_trip = operation_ == "send_recv" || operation_ == "put_pingpong";
-      latency_[i] += round_trip ? per_round / 2 : per_round;
+      latency_[i] += round_trip() ? per_round / 2 : per_round;
+      if (c.rank() != 0) continue;
+      for (std::size_t u = 0; u < rt::kCpuUses; ++u)
+        core_time_[i].parts[u] = (c.layer().cpu_time_by_use().parts[u] - before.parts[u]) / messages;
+    }
+  }
+
+  // Per one-way message: core time by use, and the rest of the latency ("wait").
+  void add_breakdown(RunOutput& out, const std::vector<Time>& latency) const {
+    std::vector<std::string> columns{"size_bytes", "latency_us"};
+    for (std::size_t u = 0; u < rt::kCpuUses; ++u)
+      columns.push_back(std::string(rt::cpu_use_name(static_cast<rt::CpuUse>(u))) + "_us");
+    columns.push_back("wait_us");
+    auto& table = out.add_series("latency_breakdown", std::move(columns));
+    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      std::vector<double> row{static_cast<double>(sizes_[i]), microseconds(latency[i])};
+      for (const Time t : core_time_[i].parts) row.push_back(microseconds(t));
+      row.push_back(microseconds(latency[i] - core_time_[i].total()));
+      table.add(std::move(row));
     }
   }
 
@@ -117,6 +146,7 @@ class PingPong final : public Workload {
   std::string operation_;
   Rank pairs_ = 1;
   std::vector<Time> latency_;  // per size: summed over pairs
+  std::vector<rt::CpuCharge> core_time_;  // per size, per one-way message
 };
 
 }  // namespace

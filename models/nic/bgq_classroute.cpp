@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 #include "topologies/torus.hpp"
 
@@ -83,27 +84,29 @@ void ClassRoute::build(const topo::Torus& torus) {
 
 class ClassRoute::Arrival {
  public:
-  Arrival(ClassRoute& route, Rank self, Bytes bytes, Time local_combine)
-      : route_(route), self_(self), bytes_(bytes), local_combine_(local_combine) {}
+  Arrival(ClassRoute& route, Rank self, Bytes bytes, std::uint64_t word, Time local_combine)
+      : route_(route), self_(self), bytes_(bytes), word_(word), local_combine_(local_combine) {}
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> h) {
     const std::size_t node = route_.index_of_node_[static_cast<std::size_t>(route_.job_.node_of(self_))];
     NodeState& s = route_.state_[node];
     s.waiting.push_back(h);
+    route_.sum_ += word_;
     if (++s.arrived < route_.job_.placement.ranks_per_node) return;
     route_.arrive(node, bytes_, route_.layer_.occupy_cpu(self_, local_combine_, rt::CpuUse::compute));
   }
-  void await_resume() const noexcept {}
+  std::uint64_t await_resume() const noexcept { return route_.result_; }
 
  private:
   ClassRoute& route_;
   Rank self_;
   Bytes bytes_;
+  std::uint64_t word_;
   Time local_combine_;
 };
 
-Task<> ClassRoute::allreduce(Rank self, Bytes bytes, Time local_combine) {
-  co_await Arrival(*this, self, bytes, local_combine);
+Task<std::uint64_t> ClassRoute::allreduce(Rank self, Bytes bytes, std::uint64_t word, Time local_combine) {
+  co_return co_await Arrival(*this, self, bytes, word, local_combine);
 }
 
 void ClassRoute::arrive(std::size_t node, Bytes bytes, Time ready) {
@@ -132,6 +135,7 @@ Time ClassRoute::hop(std::size_t child) const {
 // The result goes down the tree; every node's ranks are woken when it is back, and the node
 // is ready for the next operation.
 void ClassRoute::turn_round(std::size_t root) {
+  result_ = std::exchange(sum_, 0);
   const PacketFormat& format = job_.machine.packet;
   Rate slowest = std::numeric_limits<Rate>::max();
   for (const auto link : up_link_)

@@ -38,9 +38,10 @@ class ClassRoute {
   bool available() const { return !parent_.empty(); }
   /// Hops from the deepest node to the root.
   int depth() const { return depth_; }
-  /// An allreduce of `bytes` (a barrier: 0): resumes when the result is back at `self`.
-  /// `local_combine` is charged on the core of the node's last rank to arrive.
-  Task<> allreduce(Rank self, Bytes bytes, Time local_combine);
+  /// An allreduce of `bytes` (a barrier: 0) of every rank's `word` (summed, wrapping):
+  /// returns the sum when the result is back at `self`. `local_combine` is charged on the
+  /// core of the node's last rank to arrive.
+  Task<std::uint64_t> allreduce(Rank self, Bytes bytes, std::uint64_t word, Time local_combine);
 
  private:
   class Arrival;
@@ -68,7 +69,9 @@ class ClassRoute {
   std::vector<NodeState> state_;
   std::uint32_t root_ = 0;
   int depth_ = 0;
-  Bytes bytes_ = 0;  // of the operation in progress
+  Bytes bytes_ = 0;          // of the operation in progress
+  std::uint64_t sum_ = 0;    // of the words arrived so far
+  std::uint64_t result_ = 0; // of the last operation (its ranks wake before the next can end)
 };
 
 }  // namespace torsim::nic

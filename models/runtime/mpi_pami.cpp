@@ -38,6 +38,9 @@ constexpr ParamSpec kSpecs[] = {
      "lock: each MPI_Put / MPI_Get in its own passive-target epoch (MPI_Win_lock, MPI_Win_unlock); none: no "
      "synchronisation beyond the operation's completion",
      "assumption: how the one-sided benchmark synchronised is not in the source", "lock|none"},
+    {"collectives", ParamKind::object, "{}", "", "", "",
+     "algorithms of the collectives without a class route (MPI_Gather: binomial, as pamid by default); see "
+     "runtime.collectives", "-"},
 };
 }  // namespace
 
@@ -144,7 +147,9 @@ std::unique_ptr<MessagingLayer> make_mpi_pami_layer(const ParamReader& r, Job& j
   const nic::MuParams mu = nic::mu_of(machine, r.where());
   const PamiParams pami = parse_pami(ParamReader(machine.runtimes.value("pami", Json::object()),
                                                  machine.where / "runtimes" / "pami", kPamiLayerParams));
-  return std::make_unique<MpiPamiLayer>(job, mu, pami, parse_mpi_pami(r));
+  auto layer = std::make_unique<MpiPamiLayer>(job, mu, pami, parse_mpi_pami(r));
+  install_collectives(*layer, r);
+  return layer;
 }
 
 }  // namespace torsim::rt

@@ -27,6 +27,8 @@ constexpr ParamSpec kSpecs[] = {
     {"memregion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "PAMI_Memregion_create", "preset"},
     {"combine_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
      "combining 8 B of one more rank's contribution on a node before the MU collective", "preset"},
+    {"collectives", ParamKind::object, "{}", "", "", "",
+     "algorithms of the collectives without a class route; see runtime.collectives", "-"},
 };
 }  // namespace
 
@@ -169,28 +171,43 @@ Task<> PamiLayer::get(Rank self, Rank target, Bytes size) {
 
 Time PamiLayer::reduce_time(Bytes bytes) const { return (bytes + 7) / 8 * pami_.combine_cpu; }
 
-// The node's ranks combine their contributions in shared memory (the last to arrive does
-// it), the MU combines the nodes' in the network, every rank copies the result out.
-Task<> PamiLayer::allreduce(Rank self, Bytes bytes) {
-  if (!class_route_.available()) {
-    co_await MessagingLayer::allreduce(self, bytes);
-    co_return;
-  }
-  const Time local = (job_.placement.ranks_per_node - 1) * reduce_time(bytes);
-  co_await class_route_.allreduce(self, bytes, local);
-  co_await on_cpu(self, copy_time(bytes), CpuUse::copy);
-}
+namespace {
 
-Task<> PamiLayer::barrier(Rank self) {
-  if (!class_route_.available()) {
-    co_await MessagingLayer::barrier(self);
-    co_return;
+// The node's ranks combine their contributions in shared memory (the last to arrive does it),
+// the MU combines the nodes' in the network, every rank copies the result out.
+class ClassRouteCollectives final : public coll::Algorithms {
+ public:
+  ClassRouteCollectives(const coll::Selection& selection, PamiLayer& layer) : Algorithms(selection), layer_(layer) {}
+
+  Task<std::uint64_t> allreduce(Comm c, Bytes bytes, std::uint64_t word) const override {
+    if (!layer_.class_route().available()) co_return co_await Algorithms::allreduce(c, bytes, word);
+    const Time local = (layer_.job().placement.ranks_per_node - 1) * layer_.reduce_time(bytes);
+    const std::uint64_t sum = co_await layer_.class_route().allreduce(c.rank(), bytes, word, local);
+    co_await layer_.on_cpu(c.rank(), transfer_time(bytes, layer_.job().machine.node.memcpy_bandwidth), CpuUse::copy);
+    co_return sum;
   }
-  co_await class_route_.allreduce(self, 0, 0);
+
+  Task<> barrier(Comm c) const override {
+    if (!layer_.class_route().available()) co_return co_await Algorithms::barrier(c);
+    co_await layer_.class_route().allreduce(c.rank(), 0, 0, 0);
+  }
+
+ private:
+  PamiLayer& layer_;
+};
+
+}  // namespace
+
+void install_collectives(PamiLayer& layer, const ParamReader& r) {
+  const auto selection = coll::parse_selection(
+      ParamReader(r.nested("collectives"), r.where("collectives"), coll::kSelectionParams), layer.size());
+  layer.set_collectives(std::make_unique<ClassRouteCollectives>(selection, layer));
 }
 
 std::unique_ptr<MessagingLayer> make_pami_layer(const ParamReader& r, Job& job) {
-  return std::make_unique<PamiLayer>(job, nic::mu_of(job.machine, r.where()), parse_pami(r));
+  auto layer = std::make_unique<PamiLayer>(job, nic::mu_of(job.machine, r.where()), parse_pami(r));
+  install_collectives(*layer, r);
+  return layer;
 }
 
 }  // namespace torsim::rt

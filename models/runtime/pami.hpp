@@ -13,6 +13,7 @@
 // MPI over PAMI (models/runtime/mpi_pami.hpp) builds on the same calls.
 #pragma once
 
+#include "models/collectives/collectives.hpp"
 #include "models/nic/bgq_classroute.hpp"
 #include "models/nic/bgq_mu.hpp"
 
@@ -44,11 +45,9 @@ class PamiLayer : public MessagingLayer {
   /// PAMI_Rput with remote completion; PAMI_Rget. Memory regions exist beforehand.
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
-  /// On the MU's class route (combining in the network) when the job's nodes have one;
-  /// otherwise the point-to-point algorithms.
-  Task<> allreduce(Rank self, Bytes bytes) override;
-  Task<> barrier(Rank self) override;
   nic::MessageUnit& mu() { return mu_; }
+  nic::ClassRoute& class_route() { return class_route_; }
+  Time reduce_time(Bytes bytes) const override;
   const PamiParams& pami() const { return pami_; }
 
  protected:
@@ -67,7 +66,6 @@ class PamiLayer : public MessagingLayer {
   bool immediate(Bytes wire) const { return wire <= pami_.immediate_max; }
   /// Core time of the PAMI_Send or PAMI_Send_immediate call that sends `wire` bytes.
   CpuCharge call_cost(Bytes wire) const;
-  Time reduce_time(Bytes bytes) const override;
 
   /// PAMI's own receive work for a message of `wire` bytes: dispatch, the further packets,
   /// the copy out of the reception FIFO.
@@ -93,6 +91,11 @@ class PamiLayer : public MessagingLayer {
   Task<> inject(Rank src, Rank dst, Bytes wire, Trigger* started, Trigger* arrived, Trigger* injected);
   Task<> complete_locally(Message m, Trigger& injected);
 };
+
+/// The collectives of both Blue Gene/Q layers: MPI_Allreduce and MPI_Barrier (and PAMI's) on
+/// the class route when the job has one; every other operation, and those where the job has
+/// no class route, by the shared algorithms (models/collectives) as "collectives" selects.
+void install_collectives(PamiLayer& layer, const ParamReader& r);
 
 std::unique_ptr<MessagingLayer> make_pami_layer(const ParamReader& r, Job& job);
 
