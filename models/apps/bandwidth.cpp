@@ -1,8 +1,6 @@
 // Streaming bandwidth (after osu_bw / osu_bibw): the sender keeps a window of messages in
 // flight, the receiver acknowledges each window with a zero-byte message. Bidirectional: both
 // ranks stream to each other at once.
-#include <memory>
-
 #include "models/apps/micro.hpp"
 
 namespace torsim::apps {
@@ -90,6 +88,6 @@ class Bandwidth final : public Workload {
 
 const WorkloadEntry kBandwidthWorkload{
     "bandwidth", "streaming bandwidth between two ranks, one or both directions", &kParams,
-    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<Bandwidth>(r); }};
+    &make_from<Bandwidth>};
 
 }  // namespace torsim::apps

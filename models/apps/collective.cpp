@@ -2,7 +2,6 @@
 // back to back, with the messaging layer's algorithms. Reports the time until the last rank
 // is done, and per operation. Small on purpose: the cross-check of the network models runs it.
 #include <algorithm>
-#include <memory>
 
 #include "models/apps/micro.hpp"
 
@@ -58,8 +57,6 @@ class Collective final : public Workload {
 }  // namespace
 
 const WorkloadEntry kCollectiveWorkload{"collective", "back-to-back broadcasts or allreduces", &kParams,
-                                        [](const ParamReader& r) -> std::unique_ptr<Workload> {
-                                          return std::make_unique<Collective>(r);
-                                        }};
+                                        &make_from<Collective>};
 
 }  // namespace torsim::apps

@@ -1,8 +1,6 @@
 // Ping-pong: rank 0 and a peer bounce one message back and forth; one-way latency is half
 // the round trip. With operation "put" or "get", rank 0 times one-sided operations to the
 // peer until remote completion instead.
-#include <memory>
-
 #include "models/apps/micro.hpp"
 
 namespace torsim::apps {
@@ -97,6 +95,6 @@ class PingPong final : public Workload {
 
 const WorkloadEntry kPingPongWorkload{
     "pingpong", "two ranks bounce a message; one-way latency over a size sweep", &kParams,
-    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<PingPong>(r); }};
+    &make_from<PingPong>};
 
 }  // namespace torsim::apps
