@@ -381,7 +381,7 @@ BenchOptions parse_options(const std::vector<std::string>& args) {
 }
 
 // The default figures: kernel, random traffic, idle ranks, and the cache probe beside them.
-void measure_foundation(bool quick, Json& r) {
+void measure_default_figures(bool quick, Json& r) {
   r["kernel"] = in_child([&] { return kernel_events(quick ? 1000000 : 10000000); });
   r["random_4KiB_16x16x16"] = random_messages(quick ? 16 : 256);
   r["idle_ranks"] = in_child([&] { return idle_rank_memory(quick ? 65536 : 1048576); });
@@ -395,7 +395,7 @@ void measure_foundation(bool quick, Json& r) {
 int command_bench(const std::vector<std::string>& args) {
   const BenchOptions o = parse_options(args);
   Json r{{"quick", o.quick}};
-  if (!o.simgrid && !o.nqueens) measure_foundation(o.quick, r);
+  if (!o.simgrid && !o.nqueens) measure_default_figures(o.quick, r);
   if (o.nqueens) {
     r["nqueens"] = nqueens(o.quick);
     print_nqueens(r["nqueens"]);
