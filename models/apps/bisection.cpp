@@ -115,6 +115,6 @@ class Bisection final : public Workload {
 
 const WorkloadEntry kBisectionWorkload{
     "bisection", "effective bisection bandwidth over random bisections (Hoefler et al. 2008)", &kParams,
-    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<Bisection>(r); }};
+    &make_from<Bisection>};
 
 }  // namespace torsim::apps

@@ -4,6 +4,7 @@
 #include "models/collectives/collectives.hpp"
 #include "models/network/network_model.hpp"
 #include "models/runtime/charm.hpp"
+#include "models/nic/bgq_mu.hpp"
 #include "models/runtime/infiniband_layers.hpp"
 #include "models/machine.hpp"
 #include "sim/run/scenario.hpp"
@@ -18,6 +19,7 @@ std::vector<const ParamTable*> all_param_tables() {
   tables.push_back(&nic::kGeminiParams);
   tables.push_back(&nic::kInfinibandParams);
   tables.push_back(&nic::kPcieParams);
+  tables.push_back(&nic::kMuParams);
   tables.push_back(&rt::kCharmParams);
   for (const auto& l : rt::messaging_layers()) tables.push_back(l.params);
   tables.push_back(&coll::kSelectionParams);
