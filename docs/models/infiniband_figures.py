@@ -114,14 +114,16 @@ def routing_engines(torsim):
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(OUT / "shift.png", dpi=110)
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    width = 0.38
-    for k, (scenario, label) in enumerate([("scenarios/ib/qdr-bisection.json", "144 nodes (8 x 18)"),
-                                           ("scenarios/ib/director-bisection.json", "648 nodes (36 x 18)")]):
-        points = run(torsim, scenario)
-        values = [next(p["metrics"]["effective_bisection_fraction"] for p in points
-                       if p["sweep"]["machine.topology.routing"] == e) for e in ENGINES]
-        ax.bar([i + (k - 0.5) * width for i in range(len(ENGINES))], values, width, label=label)
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    width = 0.2
+    cases = [(scenario, label, credits) for scenario, label in
+             [("scenarios/ib/qdr-bisection.json", "144 nodes (8 x 18)"),
+              ("scenarios/ib/director-bisection.json", "648 nodes (36 x 18)")] for credits in (False, True)]
+    for k, (scenario, label, credits) in enumerate(cases):
+        values = [bisection_fraction(torsim, scenario, engine, credits) for engine in ENGINES]
+        label += ", credit flow control" if credits else ""
+        ax.bar([i + (k - 1.5) * width for i in range(len(ENGINES))], values, width, label=label,
+               hatch="//" if credits else None)
         print(f"effective bisection fraction, {label}:", dict(zip(ENGINES, [round(v, 3) for v in values])))
     ax.set_xticks(range(len(ENGINES)), ENGINES)
     ax.set_ylabel("effective bisection bandwidth / lone pair")
@@ -131,6 +133,16 @@ def routing_engines(torsim):
     ax.grid(alpha=0.3, axis="y")
     fig.tight_layout()
     fig.savefig(OUT / "bisection.png", dpi=110)
+
+
+def bisection_fraction(torsim, scenario, engine, credits):
+    """Credit flow control's adaptive routing keeps an escape virtual lane beside the adaptive one."""
+    sets = ["sweep={}", f"machine.topology.routing={engine}"]
+    if credits:
+        sets.append("network.flow_control=credit")
+        if engine == "adaptive":
+            sets.append("machine.router.virtual_channels=2")
+    return run(torsim, scenario, *sets)[0]["metrics"]["effective_bisection_fraction"]
 
 
 # (parameter, value shown, --set assignments); the first row is the preset as it is.
