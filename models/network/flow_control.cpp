@@ -324,14 +324,17 @@ void CreditModel::deliver(std::uint32_t ui, Time at) {
   messages_.release(mi);
 }
 
+// A deadlock with one channel per ring is what the configuration asked for (an input error,
+// naming it); with the dateline pair it would be a fault of the model.
 void CreditModel::drive(Kernel& kernel) {
   kernel.run();
   if (kernel.stopped() || units_.in_use() == 0) return;
-  throw std::runtime_error("network deadlock: " + std::to_string(units_.in_use()) +
+  const std::string what = "network deadlock: " + std::to_string(units_.in_use()) +
                            " packet units are stuck in router buffers at t = " +
                            std::to_string(to_microseconds(kernel.now())) +
-                           " us (each waits for credit that a unit in the cycle holds; machine.router."
-                           "deadlock_avoidance is " + (dateline_ ? "dateline" : "none") + ")");
+                           " us, each waiting for credit that another unit of the cycle holds";
+  if (!dateline_) (machine_.where / "router" / "deadlock_avoidance").fail(what + " (no dateline channels)");
+  throw std::logic_error(what + " despite the dateline channels");
 }
 
 }  // namespace torsim::net
