@@ -1,6 +1,7 @@
 #include "sim/cli/reference.hpp"
 
 #include "models/apps/workload.hpp"
+#include "models/collectives/collectives.hpp"
 #include "models/network/network_model.hpp"
 #include "models/runtime/charm.hpp"
 #include "models/machine.hpp"
@@ -16,6 +17,7 @@ std::vector<const ParamTable*> all_param_tables() {
   tables.push_back(&nic::kGeminiParams);
   tables.push_back(&rt::kCharmParams);
   for (const auto& l : rt::messaging_layers()) tables.push_back(l.params);
+  tables.push_back(&coll::kSelectionParams);
   for (const auto& w : apps::workloads()) tables.push_back(w.params);
   return tables;
 }
