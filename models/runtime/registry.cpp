@@ -2,6 +2,7 @@
 
 #include "models/collectives/collectives.hpp"
 #include "models/runtime/charm.hpp"
+#include "models/runtime/mpi_pami.hpp"
 #include "models/runtime/raw.hpp"
 #include "sim/config/json_merge.hpp"
 
@@ -26,6 +27,8 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
       {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kMpiLayerParams, make_mpi_layer},
       {"charm_mpi", "Charm++ over its MPI machine layer on Gemini", &kCharmMpiParams, make_charm_mpi_layer},
       {"charm_ugni", "Charm++ over its uGNI machine layer on Gemini", &kCharmUgniParams, make_charm_ugni_layer},
+      {"pami", "PAMI on the Blue Gene/Q message unit", &kPamiLayerParams, make_pami_layer},
+      {"mpi_pami", "MPI over PAMI (MPICH pamid) on Blue Gene/Q", &kMpiPamiLayerParams, make_mpi_pami_layer},
   };
   return entries;
 }
