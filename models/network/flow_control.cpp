@@ -213,10 +213,19 @@ void CreditModel::try_forward(std::uint32_t ui) {
     return book(ui, out, start);
   }
   options_for(u);
-  const Time tail = std::max(u.tail, in ? in->last_end : 0);
+  const Choice best = first_to_finish(ui, earliest, std::max(u.tail, in ? in->last_end : 0));
+  if (best.option == options_.size())
+    return wait_for(ui, buffer_index(options_.front().link, options_.front().vc));
+  stop_waiting(u);
+  book(ui, options_[best.option], best.start);
+}
+
+// Among the ways out with credit, the one on which the unit's tail would leave first.
+CreditModel::Choice CreditModel::first_to_finish(std::uint32_t ui, Time earliest, Time tail) {
+  const Unit& u = units_[ui];
   TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, u.bottleneck);
-  std::size_t best = options_.size();
-  Time best_start = 0, best_end = kNever;
+  Choice best{options_.size(), 0};
+  Time best_end = kNever;
   for (std::size_t i = 0; i < options_.size(); ++i) {
     const Time start = may_start(ui, options_[i], earliest);
     if (start == kUnknown) continue;
@@ -225,14 +234,11 @@ void CreditModel::try_forward(std::uint32_t ui) {
     const Time duration = serialisation(timeline.tag(), shape);
     const Time end = timeline.plan(std::max(start, tail - duration), duration).end;
     if (end < best_end) {
-      best = i;
-      best_start = start;
+      best = {i, start};
       best_end = end;
     }
   }
-  if (best == options_.size()) return wait_for(ui, buffer_index(options_.front().link, options_.front().vc));
-  stop_waiting(u);
-  book(ui, options_[best], best_start);
+  return best;
 }
 
 Time CreditModel::may_start(std::uint32_t ui, const Option& out, Time earliest) {
