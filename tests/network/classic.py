@@ -33,7 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-SATURATION_TOLERANCE = 0.15  # the bound: saturation within 15 % of the channel-load bound
+SATURATION_TOLERANCE = 0.15  # saturation throughput at most 15 % below the channel-load bound
 PATTERNS = ["uniform_random", "transpose", "bit_complement", "tornado"]
 SIZE = "4KiB"
 DEEP = "64KiB"  # buffers per port and channel for the textbook saturation results
