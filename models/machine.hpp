@@ -17,6 +17,7 @@ struct NodeParams {
   Time nic_latency = 0;  // once per message, before the head enters the injection link
   Rate memcpy_bandwidth = 0;
   Time memcpy_latency = 0;
+  Json modes = Json::object();  // named node modes -> processes per node (Blue Gene: SMP, DUAL, VN)
 };
 
 /// How payload becomes wire bytes: packets of at most `payload` bytes, each with `header`

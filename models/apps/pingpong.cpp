@@ -1,6 +1,7 @@
 // Ping-pong: rank 0 and a peer bounce one message back and forth; one-way latency is half
 // the round trip. With operation "put" or "get", rank 0 times one-sided operations to the
-// peer until remote completion instead.
+// peer until remote completion instead; with "ping_ack", a message and a zero-byte reply, the
+// whole round trip (the way GASNet's and MPI's latencies were compared on Blue Gene/P).
 #include <memory>
 
 #include "models/apps/micro.hpp"
@@ -17,8 +18,8 @@ constexpr ParamSpec kSpecs[] = {
     {"peer", ParamKind::integer, "1", "", "1", "", "the rank that answers rank 0", "-"},
     {"operation", ParamKind::choice, "send_recv", "", "", "",
      "send_recv: two-sided ping-pong; put_pingpong: ping-pong of notified puts (each side waits for the other's "
-     "put to land); put / get: one-sided operations timed to remote completion", "-",
-     "send_recv|put_pingpong|put|get"},
+     "put to land); put / get: one-sided operations timed to remote completion; ping_ack: a message and a "
+     "zero-byte reply, timed as a round trip", "-", "send_recv|put_pingpong|put|get|ping_ack"},
 };
 const ParamTable kParams{"workload (name: pingpong)", "Latency over a size sweep between two ranks.", kSpecs};
 
@@ -36,7 +37,7 @@ class PingPong final : public Workload {
   void start(rt::MessagingLayer& layer) override {
     latency_.assign(sizes_.size(), 0);
     layer.kernel().spawn(initiator(Comm(layer, 0)));
-    if (operation_ == "send_recv" || operation_ == "put_pingpong") layer.kernel().spawn(responder(Comm(layer, peer_)));
+    if (has_responder()) layer.kernel().spawn(responder(Comm(layer, peer_)));
   }
 
   void finish(RunOutput& out) const override {
@@ -50,6 +51,8 @@ class PingPong final : public Workload {
   }
 
  private:
+  bool has_responder() const { return operation_ != "put" && operation_ != "get"; }
+
   Task<> one_round(Comm c, Bytes size) {
     if (operation_ == "put") co_return co_await c.put(peer_, size);
     if (operation_ == "get") co_return co_await c.get(peer_, size);
@@ -80,7 +83,7 @@ class PingPong final : public Workload {
           co_await c.put_notify(0, size);
         } else {
           co_await c.recv(0);
-          co_await c.send(0, size);
+          co_await c.send(0, operation_ == "ping_ack" ? 0 : size);
         }
       }
     }

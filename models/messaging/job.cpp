@@ -11,6 +11,8 @@ constexpr ParamSpec kSpecs[] = {
     {"node_list", ParamKind::integer_list, kUnset, "", "0", "",
      "explicit node ids to allocate, in rank order (instead of 'nodes')", "-"},
     {"ranks_per_node", ParamKind::integer, "1", "", "1", "4096", "ranks on each allocated node (<= cores)", "-"},
+    {"mode", ParamKind::text, "", "", "", "", "a node mode of the machine (machine.node.modes, e.g. Blue Gene/P's "
+     "SMP, DUAL or VN), instead of 'ranks_per_node'", "-"},
     {"order", ParamKind::choice, "block", "", "", "", "block: consecutive ranks share a node; round_robin: "
      "consecutive ranks go to consecutive nodes", "-", "block|round_robin"},
 };
@@ -42,6 +44,17 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
     for (NodeId n = 0; n < count; ++n) p.nodes.push_back(n);
   }
   p.ranks_per_node = static_cast<int>(r.integer("ranks_per_node"));
+  if (const std::string mode = r.text("mode"); !mode.empty()) {
+    if (r.has("ranks_per_node")) where.fail("give either 'mode' or 'ranks_per_node', not both");
+    const Json& modes = machine.node.modes;
+    if (!modes.contains(mode)) {
+      std::string valid;
+      for (const auto& [name, _] : modes.items()) valid += (valid.empty() ? "" : ", ") + name;
+      r.where("mode").fail("machine '" + machine.name + "' has no node mode '" + mode + "'" +
+                           (valid.empty() ? "" : "; valid values are: " + valid));
+    }
+    p.ranks_per_node = modes[mode].get<int>();
+  }
   if (p.ranks_per_node > machine.node.cores)
     r.where("ranks_per_node").fail("at most " + std::to_string(machine.node.cores) + " ranks per node (cores per node)");
   p.round_robin = r.text("order") == "round_robin";

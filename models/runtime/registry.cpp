@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "models/runtime/charm.hpp"
+#include "models/runtime/gasnet_dcmf.hpp"
 #include "models/runtime/raw.hpp"
 #include "sim/config/json_merge.hpp"
 
@@ -25,6 +26,10 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
       {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kMpiLayerParams, make_mpi_layer},
       {"charm_mpi", "Charm++ over its MPI machine layer on Gemini", &kCharmMpiParams, make_charm_mpi_layer},
       {"charm_ugni", "Charm++ over its uGNI machine layer on Gemini", &kCharmUgniParams, make_charm_ugni_layer},
+      {"dcmf", "Blue Gene/P DCMF on the torus DMA: sends, puts, gets", &kDcmfLayerParams, make_dcmf_layer},
+      {"mpi_dcmf", "MPI over DCMF on Blue Gene/P (MPICH's DCMF device)", &kMpiDcmfLayerParams, make_mpi_dcmf_layer},
+      {"gasnet_dcmf", "GASNet's DCMF conduit on Blue Gene/P: puts, gets, active messages", &kGasnetDcmfLayerParams,
+       make_gasnet_dcmf_layer},
   };
   return entries;
 }

@@ -118,8 +118,13 @@ void Scenario::expand_machine() {
     where.fail("expected a preset name or a machine object, got " + preview(machine));
   }
   if (preset.empty()) return;
-  preset_file_ = preset_path(preset, machine.is_string() ? where : where / "preset");
-  machine = merge_overrides(read_json_file(preset_file_), machine_overrides_, where);
+  const Where preset_where = machine.is_string() ? where : where / "preset";
+  preset_file_ = preset_path(preset, preset_where);
+  machine = preset_machine(preset, preset_where);
+}
+
+Json Scenario::preset_machine(const std::string& name, const Where& where) const {
+  return merge_overrides(read_json_file(preset_path(name, where)), machine_overrides_, Where(file_) / "machine");
 }
 
 void Scenario::apply_assignments(const std::vector<std::string>& assignments) {
@@ -145,7 +150,12 @@ std::vector<SweepPoint> Scenario::points() const {
       for (std::size_t i = 0; i < values.size(); ++i) {
         SweepPoint p = point;
         p.values[path] = values[i];
-        set_dotted(p.doc, path + "=" + values[i].dump(), where / path / i);
+        if (path == "machine") {
+          if (!values[i].is_string()) (where / path / i).fail("expected a machine preset name");
+          p.doc["machine"] = preset_machine(values[i].get<std::string>(), where / path / i);
+        } else {
+          set_dotted(p.doc, path + "=" + values[i].dump(), where / path / i);
+        }
         next.push_back(std::move(p));
       }
     }
