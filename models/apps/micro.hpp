@@ -13,6 +13,7 @@ extern const WorkloadEntry kTrafficWorkload;
 extern const WorkloadEntry kNQueensWorkload;
 extern const WorkloadEntry kNamdWorkload;
 extern const WorkloadEntry kCollectiveWorkload;
+extern const WorkloadEntry kFft3dWorkload;
 
 /// One-way figures derived from a timed loop: microseconds and MB/s (1 MB = 10^6 B).
 inline double microseconds(Time t) { return to_microseconds(t); }
