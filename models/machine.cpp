@@ -12,6 +12,8 @@ constexpr ParamSpec kMachineSpecs[] = {
     {"topology", ParamKind::object, kRequired, "", "", "", "the interconnect; see the topology sections", "-"},
     {"node", ParamKind::object, kRequired, "", "", "", "node parameters; see the node section", "-"},
     {"packet", ParamKind::object, kRequired, "", "", "", "packet format; see the packet section", "-"},
+    {"router", ParamKind::object, "{}", "", "", "",
+     "router buffers and virtual channels (the packet model's flow control); see the router section", "-"},
     {"nic", ParamKind::object, "{}", "", "", "",
      "the NIC model and its parameters, e.g. {\"model\": \"gemini\", ...}; see machine.nic sections", "-"},
     {"compute", ParamKind::object, "{}", "", "", "",
@@ -49,11 +51,27 @@ constexpr ParamSpec kPacketSpecs[] = {
      "the payload of a partly filled packet is padded to a multiple of this (Blue Gene: 32 B)", "preset"},
 };
 
+constexpr ParamSpec kRouterSpecs[] = {
+    {"buffer_per_vc", ParamKind::size, "0B", "B", "0B", "16MiB",
+     "input buffer of each network port, per virtual channel, in wire bytes; 0 = unbounded (no back-pressure)",
+     "preset"},
+    {"injection_buffer", ParamKind::size, "0B", "B", "0B", "16MiB",
+     "the router's input buffer for each node's injection port, in wire bytes; the NIC stops injecting when it "
+     "is full; 0 = unbounded", "preset"},
+    {"virtual_channels", ParamKind::integer, "2", "", "1", "16",
+     "virtual channels per network port (dateline needs 2 on a torus, minimal adaptive routing one more)",
+     "preset"},
+    {"deadlock_avoidance", ParamKind::choice, "dateline", "", "", "",
+     "dateline: a packet moves to the second virtual channel of a ring once it crosses the ring's wrap-around "
+     "link; none: one channel (wrap-around rings can deadlock; for experiments)", "preset", "dateline|none"},
+};
+
 }  // namespace
 
 const ParamTable kMachineParams{"machine", "A machine preset or inline machine object.", kMachineSpecs};
 const ParamTable kNodeParams{"machine.node", "Compute node and NIC.", kNodeSpecs};
 const ParamTable kPacketParams{"machine.packet", "Network packet format.", kPacketSpecs};
+const ParamTable kRouterParams{"machine.router", "Router input buffers and virtual channels.", kRouterSpecs};
 
 Bytes PacketFormat::wire_offset(Bytes offset) const {
   const Bytes whole = offset / payload;
@@ -89,6 +107,16 @@ PacketFormat parse_packet(const ParamReader& r) {
   return p;
 }
 
+RouterParams parse_router(const ParamReader& r) {
+  RouterParams p;
+  p.buffer_per_vc = r.size("buffer_per_vc");
+  p.injection_buffer = r.size("injection_buffer");
+  p.virtual_channels = static_cast<int>(r.integer("virtual_channels"));
+  p.deadlock_avoidance = r.text("deadlock_avoidance") == "none" ? RouterParams::DeadlockAvoidance::none
+                                                                : RouterParams::DeadlockAvoidance::dateline;
+  return p;
+}
+
 void check_sources(const Json& sources, const Where& where) {
   for (const auto& [key, value] : sources.items())
     if (!value.is_string()) (where / key).fail("expected a citation string, got " + preview(value));
@@ -113,6 +141,7 @@ Machine parse_machine(const Json& spec, const Where& where) {
   m.description = r.text("description");
   m.node = parse_node(ParamReader(r.nested("node"), r.where("node"), kNodeParams));
   m.packet = parse_packet(ParamReader(r.nested("packet"), r.where("packet"), kPacketParams));
+  m.router = parse_router(ParamReader(r.nested("router"), r.where("router"), kRouterParams));
   const topo::NodeLinks node_links{m.node.injection_bandwidth, m.node.ejection_bandwidth};
   m.topology = topo::make_topology(r.nested("topology"), r.where("topology"), node_links);
   m.nic = r.nested("nic");

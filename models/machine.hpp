@@ -34,11 +34,21 @@ struct PacketFormat {
   Bytes wire_bytes(Bytes bytes) const { return bytes <= 0 ? header : wire_offset(bytes); }
 };
 
+/// Router buffering and virtual channels, for the packet model's credit flow control.
+struct RouterParams {
+  enum class DeadlockAvoidance : std::uint8_t { dateline, none };
+  Bytes buffer_per_vc = 0;     // input buffer per network port and virtual channel; 0: unbounded
+  Bytes injection_buffer = 0;  // the router's input buffer for each node's injection port; 0: unbounded
+  int virtual_channels = 2;    // per network port
+  DeadlockAvoidance deadlock_avoidance = DeadlockAvoidance::dateline;
+};
+
 struct Machine {
   std::string name;
   std::string description;
   NodeParams node;
   PacketFormat packet;
+  RouterParams router;
   std::unique_ptr<topo::Topology> topology;
   Json nic;       // the NIC model and its parameters ({} if the machine has no NIC model)
   Json compute;   // application kernels' compute costs on this machine, by name
@@ -59,5 +69,6 @@ Machine parse_machine(const Json& spec, const Where& where);
 extern const ParamTable kMachineParams;
 extern const ParamTable kNodeParams;
 extern const ParamTable kPacketParams;
+extern const ParamTable kRouterParams;
 
 }  // namespace torsim

@@ -39,6 +39,7 @@ class Torus final : public Topology {
   std::pair<LinkId, int> lanes(LinkId id) const override;
   bool has_lanes() const override;
   Routing routing() const override { return routing_; }
+  bool crosses_dateline(LinkId id) const override;
   int hops(NodeId a, NodeId b) const override;
   Summary summary() const override;
   std::string node_label(NodeId n) const override;

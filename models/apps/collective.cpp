@@ -1,8 +1,11 @@
 // Collective: every rank runs `iterations` broadcasts (from rank 0) or allreduces of `size`
 // back to back, with the messaging layer's algorithms. Reports the time until the last rank
-// is done, and per operation. Small on purpose: the cross-check of the network models runs it.
+// is done, and per operation; and, where the layer has an analytical model of its collectives,
+// the model's time for one operation (model_us). Small on purpose: the cross-check of the
+// network models runs it.
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "models/apps/micro.hpp"
 
@@ -27,6 +30,8 @@ class Collective final : public Workload {
   int minimum_ranks() const override { return 2; }
 
   void start(rt::MessagingLayer& layer) override {
+    const auto op = operation_ == "bcast" ? rt::CollectiveOp::bcast : rt::CollectiveOp::allreduce;
+    predicted_ = layer.collectives().predicted(op, layer.size(), size_);
     spawn_all(layer, [this](Comm c) { return rank(c); });
   }
 
@@ -34,6 +39,7 @@ class Collective final : public Workload {
     out.metrics["completion_time_us"] = microseconds(last_done_);
     out.metrics["per_operation_us"] = microseconds(last_done_) / static_cast<double>(iterations_);
     out.metrics["ranks_done"] = static_cast<double>(ranks_done_);
+    if (predicted_) out.metrics["model_us"] = microseconds(*predicted_);
   }
 
  private:
@@ -53,6 +59,7 @@ class Collective final : public Workload {
   std::int64_t iterations_;
   Time last_done_ = 0;
   std::int64_t ranks_done_ = 0;
+  std::optional<Time> predicted_;
 };
 
 }  // namespace

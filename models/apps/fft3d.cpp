@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "models/apps/micro.hpp"
+#include "models/collectives/algorithms.hpp"
 
 namespace torsim::apps {
 namespace {
@@ -225,18 +226,37 @@ Task<> Fft3d::slabs_round(Comm c, Round r, int round) {
   if (round == 1) co_await copy(c, points_per_rank() * kComplex);  // local transpose
 }
 
+namespace {
+// A team (a row or a column of the thread grid) as a communicator of its own, for the
+// collective algorithms: member i is rank first + i * stride.
+class TeamChannel final : public coll::PointToPoint {
+ public:
+  TeamChannel(Comm c, const Round& r) : c_(c), r_(r), tag_(c.layer().next_collective_tag(c.rank())) {}
+  Rank rank() const override { return r_.me; }
+  int size() const override { return r_.size; }
+  rt::Request irecv(Rank src) override { return c_.irecv(r_.member(src), tag_); }
+  Task<rt::Request> isend(Rank dst, Bytes bytes, std::uint64_t word) override {
+    return c_.isend(r_.member(dst), bytes, tag_, word);
+  }
+  Task<> combine(Bytes) override { co_return; }
+  void next_phase() override { tag_ = c_.layer().next_collective_tag(c_.rank()); }
+  Task<> finish(Bytes) override { co_return; }
+
+ private:
+  Comm c_;
+  Round r_;
+  rt::Tag tag_;
+};
+}  // namespace
+
 // All FFTs of the round, pack, one all-to-all among the team (every receive posted, then every
-// send, starting at the next member), unpack.
-Task<> Fft3d::packed_round(Comm c, Round r, int round) {
+// send: the shared linear algorithm, as DCMF's torus all-to-all posts everything), unpack.
+Task<> Fft3d::packed_round(Comm c, Round r, int) {
   co_await compute(c, r.plane_flops * static_cast<double>(r.planes));
   const Bytes mine = points_per_rank() * kComplex;
   co_await copy(c, mine);  // pack
-  const Bytes block = r.block * r.planes;
-  const auto tag = static_cast<rt::Tag>(round);
-  std::vector<rt::Request> pending;
-  for (int j = 1; j < r.size; ++j) pending.push_back(c.irecv(r.member((r.me + r.size - j) % r.size), tag));
-  for (int j = 1; j < r.size; ++j) pending.push_back(co_await c.isend(r.member((r.me + j) % r.size), block, tag));
-  co_await Comm::wait_all(pending);
+  TeamChannel team(c, r);
+  co_await coll::linear_alltoall(team, r.block * r.planes, 0);
   co_await copy(c, mine);  // unpack (the slabs' local transpose in round 1)
 }
 

@@ -1,7 +1,10 @@
 // Ping-pong: rank 0 and a peer bounce one message back and forth; one-way latency is half
 // the round trip. With operation "put" or "get", rank 0 times one-sided operations to the
 // peer until remote completion instead; with "ping_ack", a message and a zero-byte reply, the
-// whole round trip (the way GASNet's and MPI's latencies were compared on Blue Gene/P).
+// whole round trip (the way GASNet's and MPI's latencies were compared on Blue Gene/P). Each
+// size's latency is also broken down by what the cores spent on it (compute, send, receive,
+// match, copy, poll, registration, scheduler; both ranks' time during the timed loop, per
+// one-way message) and the rest, "wait": the wire and whatever no core was working on.
 #include <memory>
 
 #include "models/apps/micro.hpp"
@@ -36,6 +39,7 @@ class PingPong final : public Workload {
 
   void start(rt::MessagingLayer& layer) override {
     latency_.assign(sizes_.size(), 0);
+    core_time_.assign(sizes_.size(), {});
     layer.kernel().spawn(initiator(Comm(layer, 0)));
     if (has_responder()) layer.kernel().spawn(responder(Comm(layer, peer_)));
   }
@@ -45,6 +49,7 @@ class PingPong final : public Workload {
     for (std::size_t i = 0; i < sizes_.size(); ++i)
       table.add({static_cast<double>(sizes_[i]), microseconds(latency_[i]),
                  megabytes_per_second(sizes_[i], latency_[i])});
+    add_breakdown(out);
     out.metrics["smallest_size_latency_us"] = microseconds(latency_.front());
     out.metrics["largest_size_latency_us"] = microseconds(latency_.back());
     out.metrics["largest_size_bandwidth_MBps"] = megabytes_per_second(sizes_.back(), latency_.back());
@@ -64,14 +69,34 @@ class PingPong final : public Workload {
     co_await c.recv(peer_);
   }
 
+  bool round_trip() const { return operation_ == "send_recv" || operation_ == "put_pingpong"; }
+
   Task<> initiator(Comm c) {
     for (std::size_t i = 0; i < sizes_.size(); ++i) {
       for (std::int64_t k = 0; k < warmup_; ++k) co_await one_round(c, sizes_[i]);
       const Time begin = c.now();
+      const rt::CpuCharge before = c.layer().cpu_time_by_use();
       for (std::int64_t k = 0; k < iterations_; ++k) co_await one_round(c, sizes_[i]);
+      const std::int64_t messages = iterations_ * (round_trip() ? 2 : 1);
       const Time per_round = (c.now() - begin) / iterations_;
-      const bool round_trip = operation_ == "send_recv" || operation_ == "put_pingpong";
-      latency_[i] = round_trip ? per_round / 2 : per_round;
+      latency_[i] = round_trip() ? per_round / 2 : per_round;
+      for (std::size_t u = 0; u < rt::kCpuUses; ++u)
+        core_time_[i].parts[u] = (c.layer().cpu_time_by_use().parts[u] - before.parts[u]) / messages;
+    }
+  }
+
+  // Per one-way message: core time by use, and the rest of the latency ("wait").
+  void add_breakdown(RunOutput& out) const {
+    std::vector<std::string> columns{"size_bytes", "latency_us"};
+    for (std::size_t u = 0; u < rt::kCpuUses; ++u)
+      columns.push_back(std::string(rt::cpu_use_name(static_cast<rt::CpuUse>(u))) + "_us");
+    columns.push_back("wait_us");
+    auto& table = out.add_series("latency_breakdown", std::move(columns));
+    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      std::vector<double> row{static_cast<double>(sizes_[i]), microseconds(latency_[i])};
+      for (const Time t : core_time_[i].parts) row.push_back(microseconds(t));
+      row.push_back(microseconds(latency_[i] - core_time_[i].total()));
+      table.add(std::move(row));
     }
   }
 
@@ -94,6 +119,7 @@ class PingPong final : public Workload {
   Rank peer_;
   std::string operation_;
   std::vector<Time> latency_;
+  std::vector<rt::CpuCharge> core_time_;  // per size, per one-way message
 };
 
 }  // namespace

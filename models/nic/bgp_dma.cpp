@@ -1,6 +1,7 @@
 #include "models/nic/bgp_dma.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace torsim::nic {
 
@@ -110,6 +111,8 @@ Task<> BgpDma::put_with_ack(Rank initiator, Rank target, Bytes bytes, Callback i
 void Meeting::arrive(std::coroutine_handle<> h, Time release) {
   waiting_.push_back(h);
   if (static_cast<int>(waiting_.size()) < participants_) return;
+  // Everyone reads the result after the release, and nobody enters again before it.
+  result_ = std::exchange(sum_, 0);
   for (auto w : waiting_) kernel_.resume_at(release, w);
   waiting_.clear();
 }

@@ -50,26 +50,30 @@ BgpParams parse_bgp(const ParamReader& r);
 /// The machine's "nic" object as BG/P parameters; an error if the machine has no BG/P NIC.
 BgpParams bgp_of(const Machine& machine, const Where& where);
 
-/// Hardware collectives (barrier network, collective network): every rank enters; when the
-/// last one has, all leave at a time it sets. Collectives on all ranks are called in the same
-/// order everywhere, so one meeting serves them one after the other.
+/// Hardware collectives (barrier network, collective network): every rank enters with a word;
+/// when the last one has, all leave at a time it sets, with the sum of the words (a broadcast's
+/// non-roots give 0). Collectives on all ranks are called in the same order everywhere, so one
+/// meeting serves them one after the other.
 class Meeting {
  public:
   Meeting(Kernel& kernel, int participants) : kernel_(kernel), participants_(participants) {}
-  /// Awaitable: `release(now)` is called by the last to arrive and gives the time all leave.
+  /// Awaitable yielding the sum: `release(now)` is called by the last to arrive and gives the
+  /// time all leave.
   template <class Release>
-  auto enter(Release release) {
+  auto enter(std::uint64_t word, Release release) {
     struct Entry {
       Meeting& meeting;
+      std::uint64_t word;
       Release release;
       bool await_ready() const noexcept { return false; }
       void await_suspend(std::coroutine_handle<> h) {
         const bool last = static_cast<int>(meeting.waiting_.size()) + 1 == meeting.participants_;
+        meeting.sum_ += word;
         meeting.arrive(h, last ? release(meeting.kernel_.now()) : 0);
       }
-      void await_resume() const noexcept {}
+      std::uint64_t await_resume() const noexcept { return meeting.result_; }
     };
-    return Entry{*this, release};
+    return Entry{*this, word, release};
   }
 
  private:
@@ -77,6 +81,7 @@ class Meeting {
   Kernel& kernel_;
   int participants_;
   std::vector<std::coroutine_handle<>> waiting_;
+  std::uint64_t sum_ = 0, result_ = 0;
 };
 
 class BgpDma {

@@ -1,5 +1,7 @@
 #include "models/runtime/dcmf_layers.hpp"
 
+#include "models/collectives/collectives.hpp"
+
 namespace torsim::rt {
 
 namespace {
@@ -76,10 +78,46 @@ CpuCharge operator+(CpuCharge a, const CpuCharge& b) {
 }
 }  // namespace
 
+namespace {
+
+// BG/P's hardware collectives over the point-to-point algorithms: barriers on the barrier
+// network; with `tree` (MPI on COMM_WORLD), broadcasts and reductions on the collective network
+// (reductions of doubles: two passes), all-to-all with everything posted at once.
+class BgpCollectives final : public coll::Algorithms {
+ public:
+  BgpCollectives(DcmfLayer& layer, bool tree) : coll::Algorithms(selection()), layer_(layer), tree_(tree) {}
+  Task<> barrier(Comm c) const override { return layer_.hardware_barrier(c.rank()); }
+  Task<std::uint64_t> bcast(Comm c, Rank root, Bytes bytes, std::uint64_t word) const override {
+    if (!tree_) return coll::Algorithms::bcast(c, root, bytes, word);
+    return layer_.tree_collective(c.rank(), c.rank() == root ? word : 0, bytes, 1, false, true);
+  }
+  Task<std::uint64_t> reduce(Comm c, Rank root, Bytes bytes, std::uint64_t word) const override {
+    if (!tree_) return coll::Algorithms::reduce(c, root, bytes, word);
+    return layer_.tree_collective(c.rank(), word, bytes, 2, true, false);
+  }
+  Task<std::uint64_t> allreduce(Comm c, Bytes bytes, std::uint64_t word) const override {
+    if (!tree_) return coll::Algorithms::allreduce(c, bytes, word);
+    return layer_.tree_collective(c.rank(), word, bytes, 2, true, true);
+  }
+
+ private:
+  static coll::Selection selection() {
+    coll::Selection s;
+    s.alltoall = coll::AlltoallAlgorithm::linear;
+    return s;
+  }
+  DcmfLayer& layer_;
+  bool tree_;
+};
+
+}  // namespace
+
 // ---- DCMF
 
 DcmfLayer::DcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf)
-    : MessagingLayer(job), dma_(job, nic), d_(dcmf), meeting_(job.kernel, job.size()) {}
+    : MessagingLayer(job), dma_(job, nic), d_(dcmf), meeting_(job.kernel, job.size()) {
+  set_collectives(std::make_unique<BgpCollectives>(*this, false));
+}
 
 CpuCharge DcmfLayer::fifo_receive_cost(Bytes bytes) const {
   const std::int64_t packets = job_.machine.packet.packets(bytes);
@@ -154,15 +192,17 @@ Task<> DcmfLayer::get(Rank self, Rank target, Bytes size) {
 }
 
 // The global barrier network: released one latency after the last rank entered.
-Task<> DcmfLayer::barrier(Rank self) {
+Task<> DcmfLayer::hardware_barrier(Rank self) {
   co_await on_cpu(self, d_.poll_cpu, CpuUse::poll);
   const Time latency = dma_.params().barrier_latency;
-  co_await meeting_.enter([latency](Time last) { return last + latency; });
+  co_await meeting_.enter(0, [latency](Time last) { return last + latency; });
 }
 
-Task<> DcmfLayer::tree_collective(Rank self, Bytes bytes, int passes, bool up, bool down) {
+Task<std::uint64_t> DcmfLayer::tree_collective(Rank self, std::uint64_t word, Bytes bytes, int passes, bool up,
+                                               bool down) {
   co_await on_cpu(self, d_.poll_cpu, CpuUse::poll);
-  co_await meeting_.enter([this, bytes, passes, up, down](Time last) { return dma_.tree_operation(last, bytes, passes, up, down); });
+  co_return co_await meeting_.enter(
+      word, [this, bytes, passes, up, down](Time last) { return dma_.tree_operation(last, bytes, passes, up, down); });
 }
 
 // ---- MPI over DCMF
@@ -211,9 +251,10 @@ Task<> MpiDcmfLayer::get(Rank self, Rank target, Bytes size) {
   co_await DcmfLayer::get(self, target, size);
 }
 
-Task<> MpiDcmfLayer::bcast(Rank self, Rank, Bytes bytes) { return tree_collective(self, bytes, 1, false, true); }
-Task<> MpiDcmfLayer::reduce(Rank self, Rank, Bytes bytes) { return tree_collective(self, bytes, 2, true, false); }
-Task<> MpiDcmfLayer::allreduce(Rank self, Bytes bytes) { return tree_collective(self, bytes, 2, true, true); }
+MpiDcmfLayer::MpiDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf, const MpiDcmfParams& mpi)
+    : DcmfLayer(job, nic, dcmf), m_(mpi) {
+  set_collectives(std::make_unique<BgpCollectives>(*this, true));
+}
 
 std::unique_ptr<MessagingLayer> make_dcmf_layer(const ParamReader& r, Job& job) {
   return std::make_unique<DcmfLayer>(job, nic::bgp_of(job.machine, r.where()), parse_dcmf(r));

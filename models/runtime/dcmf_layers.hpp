@@ -5,7 +5,11 @@
 //  - "mpi_dcmf": MPICH's DCMF device on it (eager below 1,200 B, a rendezvous of its own above:
 //    request to send, DMA get by the receiver once a receive matches, acknowledgement as a
 //    control message), with MPI's request and matching costs; broadcasts and reductions on the
-//    collective network, barriers on the barrier network.
+//    collective network, barriers on the barrier network, all-to-all with every message posted
+//    at once (the point-to-point algorithm of models/collectives closest to DCMF's torus
+//    all-to-all).
+// GASNet's and DCMF's barriers use the barrier network too; their other collectives are the
+// point-to-point algorithms.
 // Progress: interrupts are off (the default for MPI and GASNet on BG/P), so a rank's core
 // handles what arrives only when it is in the library: every cost of taking a packet in is
 // charged on the receiving rank's core, which serves it after the computation it is running.
@@ -46,8 +50,12 @@ class DcmfLayer : public MessagingLayer {
   Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) override;
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
-  Task<> barrier(Rank self) override;
   nic::BgpDma& dma() { return dma_; }
+  /// The global barrier network: every rank leaves one latency after the last entered.
+  Task<> hardware_barrier(Rank self);
+  /// An operation of the collective network over every rank (MPI on COMM_WORLD): yields the
+  /// sum of the ranks' words.
+  Task<std::uint64_t> tree_collective(Rank self, std::uint64_t word, Bytes bytes, int passes, bool up, bool down);
   const DcmfParams& dcmf() const { return d_; }
 
  protected:
@@ -75,8 +83,6 @@ class DcmfLayer : public MessagingLayer {
   Callback local_completion(const Message& m);
   /// Hands an arrived message to the matching engine or the active-message queue.
   void arrive(const Message& m);
-  /// An operation of the collective network over every rank (MPI on COMM_WORLD).
-  Task<> tree_collective(Rank self, Bytes bytes, int passes, bool up, bool down);
 
   nic::BgpDma dma_;
   DcmfParams d_;
@@ -92,15 +98,10 @@ class DcmfLayer : public MessagingLayer {
 
 class MpiDcmfLayer final : public DcmfLayer {
  public:
-  MpiDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf, const MpiDcmfParams& mpi)
-      : DcmfLayer(job, nic, dcmf), m_(mpi) {}
+  MpiDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf, const MpiDcmfParams& mpi);
   std::string_view name() const override { return "mpi_dcmf"; }
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
-  // COMM_WORLD collectives on the collective network (doubles: two passes for a sum).
-  Task<> bcast(Rank self, Rank root, Bytes bytes) override;
-  Task<> reduce(Rank self, Rank root, Bytes bytes) override;
-  Task<> allreduce(Rank self, Bytes bytes) override;
   const MpiDcmfParams& mpi() const { return m_; }
 
  private:

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "models/collectives/collectives.hpp"
 #include "models/runtime/charm.hpp"
 #include "models/runtime/gasnet_dcmf.hpp"
 #include "models/runtime/raw.hpp"
@@ -49,7 +50,15 @@ std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Whe
   const Where calibrated_where = machine.where / "runtimes" / name;
   const Json merged = merge_overrides(calibrated, spec, where);
   try {
-    return entry->make(ParamReader(merged, where, *entry->params), job);
+    // "collectives" selects the algorithms (models/collectives); a layer whose own table
+    // declares it reads it itself, for its native collectives.
+    Json layer_spec = merged;
+    if (!entry->params->find("collectives")) layer_spec.erase("collectives");
+    auto layer = entry->make(ParamReader(layer_spec, where, *entry->params), job);
+    if (!layer->has_collectives())
+      layer->set_collectives(coll::make_algorithms(merged.value("collectives", Json::object()), where / "collectives",
+                                                   job.size()));
+    return layer;
   } catch (const InputError& e) {
     reattribute(e, where, spec, where, calibrated_where);
   }

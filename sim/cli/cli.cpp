@@ -69,15 +69,16 @@ std::string single_file(const Options& o, const char* command) {
 
 std::string output_dir(const Scenario& scenario, const Options& o) {
   if (!o.out.empty()) return o.out;
-  ParamReader output(scenario.doc().value("output", Json::object()), Where(scenario.file()) / "output", kOutputParams);
+  const Json spec = scenario.doc().value("output", Json::object());  // the reader keeps a reference
+  ParamReader output(spec, Where(scenario.file()) / "output", kOutputParams);
   return output.text("dir").empty() ? "results/" + scenario.name() : output.text("dir");
 }
 
 int command_run(const std::vector<std::string>& args) {
   const Options o = parse_options(args);
   const Scenario scenario(single_file(o, "run"), o.sets);
-  const ParamReader output(scenario.doc().value("output", Json::object()), Where(scenario.file()) / "output",
-                           kOutputParams);
+  const Json output_spec = scenario.doc().value("output", Json::object());  // the reader keeps a reference
+  const ParamReader output(output_spec, Where(scenario.file()) / "output", kOutputParams);
   const std::string dir = output_dir(scenario, o);
   Progress progress(!o.quiet);
   auto run = run_scenario(scenario, [&](std::size_t i, std::size_t n, const Kernel& k) { progress.update(i, n, k); });
