@@ -101,10 +101,32 @@ Task<> BgpDma::remote_get(Rank initiator, Rank target, Bytes bytes, Callback dat
   co_await transfer(target, initiator, bytes, data_injected);
 }
 
-Task<> BgpDma::put_with_ack(Rank initiator, Rank target, Bytes bytes, Callback injected) {
-  co_await transfer(initiator, target, bytes + p_.descriptor_bytes, injected);
-  co_await job_.kernel.sleep(p_.remote_get_turnaround);
-  co_await transfer(target, initiator, p_.ack_bytes);
+void BgpDma::start_put_with_ack(Rank initiator, Rank target, Bytes bytes, Callback acked) {
+  const auto index = puts_.add({initiator, target, acked});
+  job_.network.start({job_.node_of(initiator), job_.node_of(target), bytes + p_.descriptor_bytes, {},
+                      member_callback<BgpDma, &BgpDma::put_landed>(this, index), nullptr});
+}
+
+void BgpDma::put_landed(std::uint64_t index) {
+  job_.kernel.after(p_.remote_get_turnaround, member_callback<BgpDma, &BgpDma::send_ack>(this, index));
+}
+
+void BgpDma::send_ack(std::uint64_t index) {
+  const PutInFlight& put = puts_[static_cast<std::uint32_t>(index)];
+  job_.network.start({job_.node_of(put.target), job_.node_of(put.initiator), p_.ack_bytes, {},
+                      member_callback<BgpDma, &BgpDma::ack_landed>(this, index), nullptr});
+}
+
+void BgpDma::ack_landed(std::uint64_t index) {
+  const Callback acked = puts_[static_cast<std::uint32_t>(index)].acked;
+  puts_.release(static_cast<std::uint32_t>(index));
+  acked();
+}
+
+Task<> BgpDma::put_with_ack(Rank initiator, Rank target, Bytes bytes) {
+  Trigger acked(job_.kernel);
+  start_put_with_ack(initiator, target, bytes, {[](void* t, std::uint64_t) { static_cast<Trigger*>(t)->fire(); }, &acked, 0});
+  co_await acked;
 }
 
 // The last to arrive sets when everyone leaves.

@@ -27,6 +27,7 @@
 
 #include "models/messaging/messaging.hpp"
 #include "models/network/link_timeline.hpp"
+#include "sim/core/slot_pool.hpp"
 
 namespace torsim::nic {
 
@@ -99,9 +100,12 @@ class BgpDma {
   /// `data_injected` runs when the target's DMA has sent them.
   Task<> remote_get(Rank initiator, Rank target, Bytes bytes, Callback data_injected = {});
   /// A put with remote completion: the data and the remote-get packet behind it, the target
-  /// DMA's turnaround, and a memory-FIFO ack back. Resumes when the ack is in the initiator's
-  /// reception FIFO (its core still has to poll for it).
-  Task<> put_with_ack(Rank initiator, Rank target, Bytes bytes, Callback injected = {});
+  /// DMA's turnaround, and a memory-FIFO ack back. `acked` runs when the ack is in the
+  /// initiator's reception FIFO (its core still has to poll for it). Events only, no process:
+  /// a 16,384-rank FFT has millions of puts in flight.
+  void start_put_with_ack(Rank initiator, Rank target, Bytes bytes, Callback acked);
+  /// The same as an awaitable: resumes when the ack is in.
+  Task<> put_with_ack(Rank initiator, Rank target, Bytes bytes);
 
   /// Collective network: when an operation whose last participant entered at `entered` is
   /// complete everywhere. `passes`: 1 for integer combining or a broadcast, 2 for a
@@ -112,9 +116,17 @@ class BgpDma {
   int tree_depth() const { return tree_depth_; }
 
  private:
+  struct PutInFlight {
+    Rank initiator, target;
+    Callback acked;
+  };
+  void put_landed(std::uint64_t index);
+  void send_ack(std::uint64_t index);
+  void ack_landed(std::uint64_t index);
+
   rt::Job& job_;
   BgpParams p_;
-  PacketFormat format_;
+  SlotPool<PutInFlight> puts_;
   int tree_depth_ = 0;
   net::LinkTimeline tree_;  // one operation at a time on the collective network
 };

@@ -32,19 +32,27 @@ Task<> GasnetDcmfLayer::get(Rank self, Rank target, Bytes size) {
   co_await on_cpu(self, CpuCharge(CpuUse::poll, d_.poll_cpu + g_.sync_cpu));
 }
 
-// Issued on the caller's core; the data, the ack and the poll that finds it happen while the
-// caller goes on.
+// Issued on the caller's core (which the caller's next action queues behind); the data, the
+// ack and the poll that finds it happen while the caller goes on. Events only, no process.
 Task<Request> GasnetDcmfLayer::iput(Rank self, Rank target, Bytes size) {
   const auto request = requests_.allocate();
-  co_await on_cpu(self, g_.put_cpu + d_.put_cpu, CpuUse::send);
-  kernel().spawn(put_in_flight(self, target, size, request));
-  co_return Request(&requests_, request);
+  const Time issued = occupy_cpu(self, g_.put_cpu + d_.put_cpu, CpuUse::send);
+  const auto index = issued_.add({self, target, size, request});
+  kernel().at(issued, member_callback<GasnetDcmfLayer, &GasnetDcmfLayer::start_put>(this, index));
+  return Task<Request>::ready(Request(&requests_, request));
 }
 
-Task<> GasnetDcmfLayer::put_in_flight(Rank self, Rank target, Bytes size, std::uint32_t request) {
-  co_await dma_.put_with_ack(self, target, size);
-  co_await on_cpu(self, sync_cost());
-  requests_.complete(request);
+void GasnetDcmfLayer::start_put(std::uint64_t put_index) {
+  const IssuedPut put = issued_[static_cast<std::uint32_t>(put_index)];
+  issued_.release(static_cast<std::uint32_t>(put_index));
+  const std::uint64_t request_and_rank = put.request | std::uint64_t{static_cast<std::uint32_t>(put.self)} << 32;
+  dma_.start_put_with_ack(put.self, put.target, put.size,
+                          member_callback<GasnetDcmfLayer, &GasnetDcmfLayer::put_acked>(this, request_and_rank));
+}
+
+void GasnetDcmfLayer::put_acked(std::uint64_t request_and_rank) {
+  const Time found = occupy_cpu(static_cast<Rank>(request_and_rank >> 32), sync_cost());
+  kernel().at(found, member_callback<GasnetDcmfLayer, &GasnetDcmfLayer::complete>(this, request_and_rank & 0xffffffffu));
 }
 
 std::unique_ptr<MessagingLayer> make_gasnet_dcmf_layer(const ParamReader& r, Job& job) {

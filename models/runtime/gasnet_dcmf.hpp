@@ -11,6 +11,7 @@
 #pragma once
 
 #include "models/runtime/dcmf_layers.hpp"
+#include "sim/core/slot_pool.hpp"
 
 namespace torsim::rt {
 
@@ -35,8 +36,16 @@ class GasnetDcmfLayer final : public DcmfLayer {
   CpuCharge send_cost(const Message&) const override { return CpuCharge(CpuUse::send, g_.am_cpu + d_.send_cpu); }
   CpuCharge arrival_cost(const Message&) const override { return CpuCharge(CpuUse::scheduler, g_.am_cpu); }
   Bytes header_bytes() const override { return d_.header + g_.am_header; }
-  /// The DMA part of a put and its completion, once issued.
-  Task<> put_in_flight(Rank self, Rank target, Bytes size, std::uint32_t request);
+  /// A non-blocking put's ack is in: the initiator's core finds it, then its request completes.
+  void put_acked(std::uint64_t request_and_rank);
+  void start_put(std::uint64_t put_index);
+  void complete(std::uint64_t request) { requests_.complete(static_cast<std::uint32_t>(request)); }
+  struct IssuedPut {
+    Rank self, target;
+    Bytes size;
+    std::uint32_t request;
+  };
+  SlotPool<IssuedPut> issued_;  // puts whose initiator's core is still issuing them
   CpuCharge sync_cost() const { return fifo_receive_cost(0).add(CpuUse::poll, g_.sync_cpu); }
   GasnetParams g_;
 };
