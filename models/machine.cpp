@@ -27,6 +27,12 @@ constexpr ParamSpec kMachineSpecs[] = {
 
 constexpr ParamSpec kNodeSpecs[] = {
     {"cores", ParamKind::integer, kRequired, "", "1", "4096", "cores per node available to ranks", "preset"},
+    {"threads_per_core", ParamKind::integer, "1", "", "1", "64",
+     "hardware threads per core: a node takes up to cores x threads_per_core ranks, spread over its cores",
+     "preset"},
+    {"full_speed_threads", ParamKind::integer, "1", "", "1", "64",
+     "threads one core runs each at full single-thread speed; with more ranks on a core, each rank's software "
+     "costs stretch by (ranks on the core) / this", "preset"},
     {"injection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
      "NIC injection bandwidth per node, wire bytes per second", "preset"},
     {"ejection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
@@ -85,6 +91,10 @@ namespace {
 NodeParams parse_node(const ParamReader& r) {
   NodeParams n;
   n.cores = static_cast<int>(r.integer("cores"));
+  n.threads_per_core = static_cast<int>(r.integer("threads_per_core"));
+  n.full_speed_threads = static_cast<int>(r.integer("full_speed_threads"));
+  if (n.full_speed_threads > n.threads_per_core)
+    r.where("full_speed_threads").fail("cannot exceed threads_per_core (" + std::to_string(n.threads_per_core) + ")");
   n.injection_bandwidth = r.rate("injection_bandwidth");
   n.ejection_bandwidth = r.rate("ejection_bandwidth");
   n.nic_latency = r.time("nic_latency");

@@ -2,6 +2,7 @@
 // messaging layers it offers. Loaded from a preset in scenarios/machines/ or inline JSON.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -12,12 +13,18 @@ namespace torsim {
 
 struct NodeParams {
   int cores = 1;
+  int threads_per_core = 1;   // hardware threads: ranks per node may reach cores x threads
+  int full_speed_threads = 1; // threads a core runs each at full single-thread speed
   Rate injection_bandwidth = 0;
   Rate ejection_bandwidth = 0;
   Time nic_latency = 0;  // once per message, before the head enters the injection link
   Rate memcpy_bandwidth = 0;
   Time memcpy_latency = 0;
   Json modes = Json::object();  // named node modes -> processes per node (Blue Gene: SMP, DUAL, VN)
+
+  /// How much a software cost stretches on a core that `threads` ranks share: beyond
+  /// full_speed_threads they divide its issue slots (numerator over full_speed_threads).
+  std::int64_t cost_stretch(int threads) const { return std::max(threads, full_speed_threads); }
 };
 
 /// How payload becomes wire bytes: packets of at most `payload` bytes, each with `header`

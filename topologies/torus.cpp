@@ -159,6 +159,11 @@ bool Torus::has_lanes() const {
   return std::any_of(dims_.begin(), dims_.end(), [](const TorusDim& d) { return d.links > 1; });
 }
 
+int Torus::offset(std::size_t dim, RouterId from, RouterId to) const {
+  const Step s = step(dim, coordinate(from, dim), coordinate(to, dim));
+  return s.direction * s.count;
+}
+
 // The + link from the last coordinate to 0, and the - link from 0 to the last.
 bool Torus::crosses_dateline(LinkId id) const {
   const LinkInfo& l = links_[static_cast<std::size_t>(id)];

@@ -27,11 +27,22 @@ def axis_scales(ax, plot, log_y_key="log_y"):
         ax.set_yscale("log")
 
 
-def draw_curves(ax, claim):
-    labels = claim.get("plot", {}).get("labels", {})
-    for name, curve in sorted(claim["curves"].items()):
-        ax.plot(curve["x"], curve["y"], marker="o", markersize=3, label=labels.get(name, name))
+def draw_curves(ax, claim, panel=None):
+    """All the claim's curves, or a panel's: {"curves": [names], and any of x_label, y_label,
+    log_x, log_y}; with "paired": true, curves go by twos (the improved one, then its
+    baseline) in one colour, the second dashed."""
+    plot = dict(claim.get("plot", {}), **(panel or {}))
+    labels = plot.get("labels", {})
+    names = panel["curves"] if panel else sorted(claim["curves"])
+    for i, name in enumerate(names):
+        curve = claim["curves"][name]
+        style = {}
+        if plot.get("paired"):
+            style = {"color": f"C{(i // 2) % 10}", "linestyle": "--" if i % 2 else "-"}
+        ax.plot(curve["x"], curve["y"], marker="o", markersize=3, label=labels.get(name, name), **style)
     for check in claim["checks"]:
+        if panel and check["improved"] not in names:
+            continue
         if check["rule"] == "absolute":
             # The paper's value at its x, with the 15 % band around it.
             value = check["expected"]
@@ -39,12 +50,11 @@ def draw_curves(ax, claim):
                         markersize=12, capsize=4, label=f"paper {check['label'] or ''}".strip())
         if check["rule"] == "trend" and "crossover" in check:
             ax.axvline(check["crossover"], color="black", linestyle=":", label="claimed crossover")
-    plot = claim.get("plot", {})
     ax.set_xlabel(plot.get("x_label", "x"))
     ax.set_ylabel(plot.get("y_label", "y"))
     axis_scales(ax, plot)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=6 if len(names) > 8 else 8, ncol=2 if len(names) > 8 else 1)
 
 
 def draw_gains(ax, claim):
@@ -82,13 +92,34 @@ def draw_speedups(ax, claim):
     ax.legend(fontsize=8)
 
 
+def draw_breakdowns(ax, claim):
+    """Where the time goes: one stacked bar per curve and breakdown x (the claim's "breakdown"
+    parts, e.g. communication, computation and packing)."""
+    labels = claim.get("plot", {}).get("labels", {})
+    bars = [(labels.get(name, name), b) for name, by_x in sorted(claim.get("breakdowns", {}).items()) for b in by_x]
+    parts = list(dict.fromkeys(part for _, b in bars for part in b["parts"]))
+    bottoms = [0.0] * len(bars)
+    for i, part in enumerate(parts):
+        heights = [b["parts"].get(part, 0.0) for _, b in bars]
+        ax.bar(range(len(bars)), heights, bottom=bottoms, color=f"C{i % 10}", label=part)
+        bottoms = [low + h for low, h in zip(bottoms, heights)]
+    ax.set_xticks(range(len(bars)), [f"{label}\nx = {b['x']:g}" for label, b in bars], fontsize=7)
+    ax.set_ylabel(bars[0][1]["unit"] if bars else "")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+
+
 def draw(claim, out_dir):
     plot = claim.get("plot", {})
     panels = [draw_curves]
+    if plot.get("panels"):
+        panels = [lambda ax, c, p=p: draw_curves(ax, c, p) for p in plot["panels"]]
     if any("gains" in c for c in claim["checks"]):
         panels.append(draw_gains)
     if plot.get("speedup_panel"):
         panels.append(draw_speedups)
+    if plot.get("breakdown_panel") and claim.get("breakdowns"):
+        panels.append(draw_breakdowns)
     fig, axes = plt.subplots(len(panels), 1, figsize=(7, 1.2 + 2.9 * len(panels)), squeeze=False)
     for panel, ax in zip(panels, axes[:, 0]):
         panel(ax, claim)

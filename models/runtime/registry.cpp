@@ -3,6 +3,7 @@
 #include "models/collectives/collectives.hpp"
 #include "models/runtime/charm.hpp"
 #include "models/runtime/gasnet_dcmf.hpp"
+#include "models/runtime/mpi_pami.hpp"
 #include "models/runtime/raw.hpp"
 #include "sim/config/json_merge.hpp"
 
@@ -31,6 +32,8 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
       {"mpi_dcmf", "MPI over DCMF on Blue Gene/P (MPICH's DCMF device)", &kMpiDcmfLayerParams, make_mpi_dcmf_layer},
       {"gasnet_dcmf", "GASNet's DCMF conduit on Blue Gene/P: puts, gets, active messages", &kGasnetDcmfLayerParams,
        make_gasnet_dcmf_layer},
+      {"pami", "PAMI on the Blue Gene/Q message unit", &kPamiLayerParams, make_pami_layer},
+      {"mpi_pami", "MPI over PAMI (MPICH pamid) on Blue Gene/Q", &kMpiPamiLayerParams, make_mpi_pami_layer},
   };
   return entries;
 }

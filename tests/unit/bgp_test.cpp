@@ -193,6 +193,11 @@ TEST_CASE("the 3D FFT charges the NAS flops and moves every point twice", "[bgp]
     const double flops = 4096 * (5 * std::log2(64.0 * 32 * 32) + 5.23518);
     CHECK(m["computation_ms"].get<double>() == Approx(flops * 1.96e-6).epsilon(1e-4));
     CHECK(m["communication_ms"].get<double>() > 0);
+    // The breakdown series: communication, computation and packing add up to the iteration.
+    const auto& parts = r.output.series.at(1);
+    REQUIRE(parts.name == "fft_breakdown");
+    CHECK(parts.rows.at(0).at(1) + parts.rows.at(0).at(2) + parts.rows.at(0).at(3) ==
+          Approx(m["iteration_ms"].get<double>()).epsilon(1e-9));
     // Every point but a rank's own blocks crosses a node boundary or a copy, twice.
     CHECK(r.counters["payload_bytes"].get<double>() >= 2 * 64 * 32 * 32 * 16 * 3 / 4.0);
   }
