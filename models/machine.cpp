@@ -43,6 +43,9 @@ constexpr ParamSpec kNodeSpecs[] = {
      "memory-copy bandwidth of the intra-node path (one copy engine per node)", "preset"},
     {"memcpy_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms", "fixed latency of an intra-node transfer",
      "preset"},
+    {"modes", ParamKind::object, "{}", "", "", "",
+     "named node modes and the processes per node each runs (Blue Gene/P: {\"SMP\": 1, \"DUAL\": 2, \"VN\": 4}); "
+     "a placement may name one", "preset"},
 };
 
 constexpr ParamSpec kPacketSpecs[] = {
@@ -97,6 +100,11 @@ NodeParams parse_node(const ParamReader& r) {
   n.nic_latency = r.time("nic_latency");
   n.memcpy_bandwidth = r.rate("memcpy_bandwidth");
   n.memcpy_latency = r.time("memcpy_latency");
+  n.modes = r.nested("modes");
+  for (const auto& [mode, ranks] : n.modes.items())
+    if (!ranks.is_number_integer() || ranks.get<std::int64_t>() < 1 || ranks.get<std::int64_t>() > n.cores)
+      (r.where("modes") / mode).fail("expected a number of processes per node from 1 to the node's cores, got " +
+                                     preview(ranks));
   return n;
 }
 

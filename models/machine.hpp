@@ -20,6 +20,7 @@ struct NodeParams {
   Time nic_latency = 0;  // once per message, before the head enters the injection link
   Rate memcpy_bandwidth = 0;
   Time memcpy_latency = 0;
+  Json modes = Json::object();  // named node modes -> processes per node (Blue Gene: SMP, DUAL, VN)
 
   /// How much a software cost stretches on a core that `threads` ranks share: beyond
   /// full_speed_threads they divide its issue slots (numerator over full_speed_threads).

@@ -92,6 +92,23 @@ def draw_speedups(ax, claim):
     ax.legend(fontsize=8)
 
 
+def draw_breakdowns(ax, claim):
+    """Where the time goes: one stacked bar per curve and breakdown x (the claim's "breakdown"
+    parts, e.g. communication, computation and packing)."""
+    labels = claim.get("plot", {}).get("labels", {})
+    bars = [(labels.get(name, name), b) for name, by_x in sorted(claim.get("breakdowns", {}).items()) for b in by_x]
+    parts = list(dict.fromkeys(part for _, b in bars for part in b["parts"]))
+    bottoms = [0.0] * len(bars)
+    for i, part in enumerate(parts):
+        heights = [b["parts"].get(part, 0.0) for _, b in bars]
+        ax.bar(range(len(bars)), heights, bottom=bottoms, color=f"C{i % 10}", label=part)
+        bottoms = [low + h for low, h in zip(bottoms, heights)]
+    ax.set_xticks(range(len(bars)), [f"{label}\nx = {b['x']:g}" for label, b in bars], fontsize=7)
+    ax.set_ylabel(bars[0][1]["unit"] if bars else "")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+
+
 def draw(claim, out_dir):
     plot = claim.get("plot", {})
     panels = [draw_curves]
@@ -101,6 +118,8 @@ def draw(claim, out_dir):
         panels.append(draw_gains)
     if plot.get("speedup_panel"):
         panels.append(draw_speedups)
+    if plot.get("breakdown_panel") and claim.get("breakdowns"):
+        panels.append(draw_breakdowns)
     fig, axes = plt.subplots(len(panels), 1, figsize=(7, 1.2 + 2.9 * len(panels)), squeeze=False)
     for panel, ax in zip(panels, axes[:, 0]):
         panel(ax, claim)

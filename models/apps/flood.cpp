@@ -1,6 +1,7 @@
 // Flood: rank 0 streams windows of messages to 1..k neighbouring nodes at once, each over a
 // distinct torus link (+d0, -d0, +d1, -d1, ...); with "bidirectional" the neighbours stream
-// back at the same time. Measures how bandwidth scales with the links in use.
+// back at the same time. Measures how bandwidth scales with the links in use. The messages are
+// two-sided sends, or non-blocking puts synced at the end of each window.
 #include <map>
 
 #include "models/apps/micro.hpp"
@@ -16,6 +17,8 @@ constexpr ParamSpec kSpecs[] = {
     {"window", ParamKind::integer, "16", "", "1", "100000", "messages in flight per link per window", "-"},
     {"iterations", ParamKind::integer, "4", "", "1", "10000000", "windows per point", "-"},
     {"bidirectional", ParamKind::boolean, "true", "", "", "", "neighbours flood back at the same time", "-"},
+    {"operation", ParamKind::choice, "send_recv", "", "", "",
+     "send_recv: Isend/Irecv; put: non-blocking puts, synced at the end of each window", "-", "send_recv|put"},
 };
 const ParamTable kParams{"workload (name: flood)", "Bandwidth over 1..k distinct torus links at once.", kSpecs};
 
@@ -50,7 +53,8 @@ class Flood final : public Workload {
         sizes_(r.sizes("sizes")),
         window_(r.integer("window")),
         iterations_(r.integer("iterations")),
-        bidirectional_(r.boolean("bidirectional")) {}
+        bidirectional_(r.boolean("bidirectional")),
+        puts_(r.text("operation") == "put") {}
 
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
@@ -104,14 +108,23 @@ class Flood final : public Workload {
     }
   }
 
+  // One message of the flood: a send, or a non-blocking put.
+  Task<rt::Request> post(Comm c, Rank to, Bytes size) const {
+    if (puts_) co_return co_await c.iput(to, size);
+    co_return co_await c.isend(to, size, kData);
+  }
+
   Task<> root_window(Comm c, int links, Bytes size) {
     std::vector<rt::Request> pending;
-    if (bidirectional_)
+    if (bidirectional_ && !puts_)
       for (int i = 0; i < links; ++i)
         for (std::int64_t m = 0; m < window_; ++m) pending.push_back(c.irecv(neighbour_ranks_[i], kData));
     for (std::int64_t m = 0; m < window_; ++m)
-      for (int i = 0; i < links; ++i) pending.push_back(co_await c.isend(neighbour_ranks_[i], size, kData));
+      for (int i = 0; i < links; ++i) pending.push_back(co_await post(c, neighbour_ranks_[i], size));
     co_await Comm::wait_all(pending);
+    // Puts need no receive: the root acknowledges each window too, so that no side runs ahead.
+    if (puts_)
+      for (int i = 0; i < links; ++i) co_await c.send(neighbour_ranks_[i], 0, kAck);
     for (int i = 0; i < links; ++i) co_await c.recv(neighbour_ranks_[i], kAck);
   }
 
@@ -121,11 +134,13 @@ class Flood final : public Workload {
       for (const Bytes size : sizes_) {
         for (std::int64_t k = 0; k < iterations_; ++k) {
           std::vector<rt::Request> pending;
-          for (std::int64_t m = 0; m < window_; ++m) pending.push_back(c.irecv(0, kData));
+          if (!puts_)
+            for (std::int64_t m = 0; m < window_; ++m) pending.push_back(c.irecv(0, kData));
           if (bidirectional_)
-            for (std::int64_t m = 0; m < window_; ++m) pending.push_back(co_await c.isend(0, size, kData));
+            for (std::int64_t m = 0; m < window_; ++m) pending.push_back(co_await post(c, 0, size));
           co_await Comm::wait_all(pending);
           co_await c.send(0, 0, kAck);
+          if (puts_) co_await c.recv(0, kAck);
         }
       }
     }
@@ -135,6 +150,7 @@ class Flood final : public Workload {
   std::vector<Bytes> sizes_;
   std::int64_t window_, iterations_;
   bool bidirectional_;
+  bool puts_;
   std::vector<Rank> neighbour_ranks_;
   std::vector<Time> elapsed_;
 };

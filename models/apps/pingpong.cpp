@@ -1,13 +1,14 @@
 // Ping-pong: rank 0 and a peer bounce one message back and forth; one-way latency is half
 // the round trip. With operation "put" or "get", rank 0 times one-sided operations to the
-// peer until remote completion instead. With "pairs": "all", every rank of the job's first
-// half does the same with its counterpart in the second half, all at once (on two nodes:
-// every rank of one node with one of the other), and the latency is the mean over pairs.
+// peer until remote completion instead; with "ping_ack", a message and a zero-byte reply, the
+// whole round trip (the way GASNet's and MPI's latencies were compared on Blue Gene/P). With
+// "pairs": "all", every rank of the job's first half does the same with its counterpart in the
+// second half, all at once (on two nodes: every rank of one node with one of the other), and
+// the latency is the mean over pairs.
 // Each size's latency is also broken down by what the cores spent on it (compute, send,
 // receive, match, copy, poll, registration, scheduler; all ranks' time during the first
 // pair's timed loop, per one-way message and pair) and the rest, "wait": the wire and
 // whatever no core was working on.
-
 #include "models/apps/micro.hpp"
 
 namespace torsim::apps {
@@ -24,8 +25,8 @@ constexpr ParamSpec kSpecs[] = {
      "one: rank 0 and the peer; all: rank i and rank i + n/2 for every i < n/2, at once", "-", "one|all"},
     {"operation", ParamKind::choice, "send_recv", "", "", "",
      "send_recv: two-sided ping-pong; put_pingpong: ping-pong of notified puts (each side waits for the other's "
-     "put to land); put / get: one-sided operations timed to remote completion", "-",
-     "send_recv|put_pingpong|put|get"},
+     "put to land); put / get: one-sided operations timed to remote completion; ping_ack: a message and a "
+     "zero-byte reply, timed as a round trip", "-", "send_recv|put_pingpong|put|get|ping_ack"},
 };
 const ParamTable kParams{"workload (name: pingpong)", "Latency over a size sweep between two ranks.", kSpecs};
 
@@ -52,7 +53,7 @@ class PingPong final : public Workload {
     for (Rank p = 0; p < pairs_; ++p) {
       const Rank peer = all_pairs_ ? p + pairs_ : peer_;
       layer.kernel().spawn(initiator(Comm(layer, p), peer));
-      if (round_trip()) layer.kernel().spawn(responder(Comm(layer, peer), p));
+      if (has_responder()) layer.kernel().spawn(responder(Comm(layer, peer), p));
     }
   }
 
@@ -68,6 +69,8 @@ class PingPong final : public Workload {
   }
 
  private:
+  bool has_responder() const { return operation_ != "put" && operation_ != "get"; }
+
   Task<> one_round(Comm c, Rank peer, Bytes size) {
     if (operation_ == "put") co_return co_await c.put(peer, size);
     if (operation_ == "get") co_return co_await c.get(peer, size);
@@ -132,7 +135,7 @@ class PingPong final : public Workload {
           co_await c.put_notify(initiator, size);
         } else {
           co_await c.recv(initiator);
-          co_await c.send(initiator, size);
+          co_await c.send(initiator, operation_ == "ping_ack" ? 0 : size);
         }
       }
     }

@@ -11,9 +11,24 @@ constexpr ParamSpec kSpecs[] = {
     {"node_list", ParamKind::integer_list, kUnset, "", "0", "",
      "explicit node ids to allocate, in rank order (instead of 'nodes')", "-"},
     {"ranks_per_node", ParamKind::integer, "1", "", "1", "4096", "ranks on each allocated node (<= cores x threads_per_core)", "-"},
+    {"mode", ParamKind::text, "", "", "", "", "a node mode of the machine (machine.node.modes, e.g. Blue Gene/P's "
+     "SMP, DUAL or VN), instead of 'ranks_per_node'", "-"},
     {"order", ParamKind::choice, "block", "", "", "", "block: consecutive ranks share a node; round_robin: "
      "consecutive ranks go to consecutive nodes", "-", "block|round_robin"},
 };
+
+// Processes per node of one of the machine's named node modes.
+int ranks_of_mode(const Machine& machine, const std::string& mode, const Where& where) {
+  const Json& modes = machine.node.modes;
+  if (!modes.contains(mode)) {
+    std::string valid;
+    for (const auto& [name, _] : modes.items()) valid += (valid.empty() ? "" : ", ") + name;
+    where.fail("machine '" + machine.name + "' has no node mode '" + mode + "'" +
+               (valid.empty() ? "" : "; valid values are: " + valid));
+  }
+  return modes[mode].get<int>();
+}
+
 }  // namespace
 
 const ParamTable kPlacementParams{"placement", "Where the job's ranks run.", kSpecs};
@@ -42,6 +57,10 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
     for (NodeId n = 0; n < count; ++n) p.nodes.push_back(n);
   }
   p.ranks_per_node = static_cast<int>(r.integer("ranks_per_node"));
+  if (const std::string mode = r.text("mode"); !mode.empty()) {
+    if (r.has("ranks_per_node")) where.fail("give either 'mode' or 'ranks_per_node', not both");
+    p.ranks_per_node = ranks_of_mode(machine, mode, r.where("mode"));
+  }
   const int slots = machine.node.cores * machine.node.threads_per_core;
   if (p.ranks_per_node > slots)
     r.where("ranks_per_node").fail("at most " + std::to_string(slots) + " ranks per node (" +

@@ -131,6 +131,17 @@ Task<> MessagingLayer::run_handlers(Rank self) {
   running_handlers_[static_cast<std::size_t>(self)] = false;
 }
 
+Task<Request> MessagingLayer::iput(Rank self, Rank target, Bytes size) {
+  const auto request = requests_.allocate();
+  kernel().spawn(put_and_complete(self, target, size, request));
+  co_return Request(&requests_, request);
+}
+
+Task<> MessagingLayer::put_and_complete(Rank self, Rank target, Bytes size, std::uint32_t request) {
+  co_await put(self, target, size);
+  requests_.complete(request);
+}
+
 // Notified puts: data first, then a zero-byte message the target's wait_notify consumes.
 Task<> MessagingLayer::put_notify(Rank self, Rank target, Bytes size) {
   co_await put(self, target, size);

@@ -109,6 +109,11 @@ class MessagingLayer {
   virtual Task<> put(Rank self, Rank target, Bytes size) = 0;
   virtual Task<> get(Rank self, Rank target, Bytes size) = 0;
 
+  /// A non-blocking put (GASNet's put_nb, UPC's non-blocking memput): returns once the
+  /// initiator's core has issued it; its request completes when put() would return. Default:
+  /// put() run as a process of its own.
+  virtual Task<Request> iput(Rank self, Rank target, Bytes size);
+
   /// A put the target is told about (uGNI remote events, GASNet put with notification):
   /// returns when the initiator may reuse its buffer; the target's wait_notify(self, from)
   /// returns once the data is in. Default: a put, then a zero-byte message.
@@ -220,6 +225,7 @@ class MessagingLayer {
     std::uint32_t collective_sequence = 0;
   };
   Task<> run_handlers(Rank self);
+  Task<> put_and_complete(Rank self, Rank target, Bytes size, std::uint32_t request);
 
   std::vector<RankQueues> ranks_;
   // Per rank: its handler loop is running. Apart from ranks_ (a byte per rank, not a 100-byte
@@ -282,6 +288,7 @@ class Comm {
 
   Task<> put(Rank target, Bytes size) const { return layer_->put(rank_, target, size); }
   Task<> get(Rank target, Bytes size) const { return layer_->get(rank_, target, size); }
+  Task<Request> iput(Rank target, Bytes size) const { return layer_->iput(rank_, target, size); }
   Task<> put_notify(Rank target, Bytes size) const { return layer_->put_notify(rank_, target, size); }
   Task<> wait_notify(Rank from) const { return layer_->wait_notify(rank_, from); }
   Task<Request> am_isend(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0, Tag tag = 0) const {

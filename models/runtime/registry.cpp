@@ -3,6 +3,7 @@
 #include "models/collectives/collectives.hpp"
 #include "models/runtime/charm.hpp"
 #include "models/runtime/infiniband_layers.hpp"
+#include "models/runtime/gasnet_dcmf.hpp"
 #include "models/runtime/mpi_pami.hpp"
 #include "models/runtime/raw.hpp"
 #include "sim/config/json_merge.hpp"
@@ -50,6 +51,10 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
        make_verbs_layer},
       {"charm_mpi", "Charm++ over its MPI machine layer on Gemini", &kCharmMpiParams, make_charm_mpi_layer},
       {"charm_ugni", "Charm++ over its uGNI machine layer on Gemini", &kCharmUgniParams, make_charm_ugni_layer},
+      {"dcmf", "Blue Gene/P DCMF on the torus DMA: sends, puts, gets", &kDcmfLayerParams, make_dcmf_layer},
+      {"mpi_dcmf", "MPI over DCMF on Blue Gene/P (MPICH's DCMF device)", &kMpiDcmfLayerParams, make_mpi_dcmf_layer},
+      {"gasnet_dcmf", "GASNet's DCMF conduit on Blue Gene/P: puts, gets, active messages", &kGasnetDcmfLayerParams,
+       make_gasnet_dcmf_layer},
       {"pami", "PAMI on the Blue Gene/Q message unit", &kPamiLayerParams, make_pami_layer},
       {"mpi_pami", "MPI over PAMI (MPICH pamid) on Blue Gene/Q", &kMpiPamiLayerParams, make_mpi_pami_layer},
   };

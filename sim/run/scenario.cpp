@@ -154,6 +154,10 @@ void Scenario::expand_machine() {
   machine = merge_overrides(preset_.machine, machine_overrides_, where);
 }
 
+Json Scenario::preset_machine(const std::string& name, const Where& where) const {
+  return merge_overrides(load_preset(name, where).machine, machine_overrides_, Where(file_) / "machine");
+}
+
 void Scenario::apply_assignments(const std::vector<std::string>& assignments) {
   for (const auto& a : assignments) {
     set_dotted(doc_, a, Where("command line", "--set " + a));
@@ -177,7 +181,12 @@ std::vector<SweepPoint> Scenario::points() const {
       for (std::size_t i = 0; i < values.size(); ++i) {
         SweepPoint p = point;
         p.values[path] = values[i];
-        set_dotted(p.doc, path + "=" + values[i].dump(), where / path / i);
+        if (path == "machine") {
+          if (!values[i].is_string()) (where / path / i).fail("expected a machine preset name");
+          p.doc["machine"] = preset_machine(values[i].get<std::string>(), where / path / i);
+        } else {
+          set_dotted(p.doc, path + "=" + values[i].dump(), where / path / i);
+        }
         next.push_back(std::move(p));
       }
     }

@@ -48,7 +48,9 @@ class Scenario {
   const std::string& name() const { return name_; }
   const Json& doc() const { return doc_; }
   std::uint64_t seed() const;
-  /// The cartesian product of the "sweep" object (one point when there is none).
+  /// The cartesian product of the "sweep" object (one point when there is none). A sweep over
+  /// "machine" takes preset names; each point's machine is that preset with the scenario's own
+  /// machine overrides.
   std::vector<SweepPoint> points() const;
   /// Re-raises an error found while building a point against the file that gave the value:
   /// the scenario, the machine preset, or the command line.
@@ -56,6 +58,8 @@ class Scenario {
 
  private:
   void expand_machine();
+  /// The preset `name` with the scenario's machine overrides applied.
+  Json preset_machine(const std::string& name, const Where& where) const;
   void apply_assignments(const std::vector<std::string>& assignments);
 
   std::string file_;

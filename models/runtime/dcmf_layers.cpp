@@ -1,0 +1,268 @@
+#include "models/runtime/dcmf_layers.hpp"
+
+#include "models/collectives/collectives.hpp"
+
+namespace torsim::rt {
+
+namespace {
+
+constexpr ParamSpec kDcmfSpecs[] = {
+    {"layer", ParamKind::text, "dcmf", "", "", "", "messaging layer name", "-"},
+    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "DCMF_Send: descriptor and header into an injection FIFO",
+     "preset"},
+    {"put_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "DCMF_Put: a direct-put descriptor and the remote get that brings its ack", "preset"},
+    {"get_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "DCMF_Get: a remote-get descriptor", "preset"},
+    {"control_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "DCMF_Control: one control message", "preset"},
+    {"poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "one DCMF_Messager_advance that finds an event (a packet or a counter at zero) and runs its callback", "preset"},
+    {"packet_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "per memory-FIFO packet taken out of the reception FIFO (plus copying its payload)", "preset"},
+    {"header", ParamKind::size, "16B", "B", "0B", "1KiB", "DCMF protocol metadata in a message's first packet",
+     "preset"},
+    {"eager_limit", ParamKind::size, "1024B", "B", "0B", "1GiB",
+     "largest DCMF_Send sent as memory-FIFO packets; larger ones go by rendezvous (remote get)", "preset"},
+};
+
+constexpr ParamSpec kMpiSpecs[] = {
+    {"layer", ParamKind::text, "mpi_dcmf", "", "", "", "messaging layer name", "-"},
+    {"header", ParamKind::size, "16B", "B", "0B", "1KiB", "MPI envelope carried with each message",
+     "[C-code] MPICH dcmfd (pmodels/mpich src/mpid/dcmfd @ fbe1f262): 16 B MPI header"},
+    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Isend's path down to DCMF, request included",
+     "preset"},
+    {"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "MPI's receive callback and request completion on the receiver's core", "preset"},
+    {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "matching one message in the posted queue",
+     "preset"},
+    {"memregion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "DCMF_Memregion_create: pinning a buffer for a rendezvous, on each side", "preset"},
+    {"eager_limit", ParamKind::size, "1200B", "B", "0B", "1GiB", "messages of this size or more use MPI's rendezvous",
+     "[C-code] MPICH dcmfd: DCMF_EAGER 1200"},
+    {"rts_bytes", ParamKind::size, "48B", "B", "0B", "1KiB",
+     "request to send: MPI header, memory region, offset and length",
+     "[C-code] MPICH dcmfd: the RTS carries the envelope, a memregion and its offset and length"},
+    {"ack_bytes", ParamKind::size, "16B", "B", "0B", "1KiB", "the receiver's acknowledgement (a DCMF control message)",
+     "preset"},
+};
+
+}  // namespace
+
+const ParamTable kDcmfLayerParams{"runtime (layer: dcmf)",
+                                  "DCMF on the BG/P torus DMA; also the calibration the MPI and GASNet layers use.",
+                                  kDcmfSpecs};
+const ParamTable kMpiDcmfLayerParams{"runtime (layer: mpi_dcmf)", "MPICH's DCMF device on Blue Gene/P.", kMpiSpecs};
+
+DcmfParams parse_dcmf(const ParamReader& r) {
+  return {r.time("send_cpu"),   r.time("put_cpu"),    r.time("get_cpu"), r.time("control_cpu"),
+          r.time("poll_cpu"),   r.time("packet_cpu"), r.size("header"),  r.size("eager_limit")};
+}
+
+DcmfParams dcmf_of(const Machine& machine) {
+  return parse_dcmf(ParamReader(machine.runtimes.value("dcmf", Json::object()), machine.where / "runtimes" / "dcmf",
+                                kDcmfLayerParams));
+}
+
+namespace {
+MpiDcmfParams parse_mpi_dcmf(const ParamReader& r) {
+  return {r.size("header"),        r.time("send_cpu"),      r.time("recv_cpu"),  r.time("match_cpu"),
+          r.time("memregion_cpu"), r.size("eager_limit"),   r.size("rts_bytes"), r.size("ack_bytes")};
+}
+std::uint64_t with_rank(std::uint32_t index, Rank rank) {
+  return index | std::uint64_t{static_cast<std::uint32_t>(rank)} << 32;
+}
+// Active messages have no receive to match.
+Task<std::uint32_t> no_match() { co_return 0; }
+CpuCharge operator+(CpuCharge a, const CpuCharge& b) {
+  for (std::size_t i = 0; i < kCpuUses; ++i) a.parts[i] += b.parts[i];
+  return a;
+}
+}  // namespace
+
+namespace {
+
+// BG/P's hardware collectives over the point-to-point algorithms: barriers on the barrier
+// network; with `tree` (MPI on COMM_WORLD), broadcasts and reductions on the collective network
+// (reductions of doubles: two passes), all-to-all with everything posted at once.
+class BgpCollectives final : public coll::Algorithms {
+ public:
+  BgpCollectives(DcmfLayer& layer, bool tree) : coll::Algorithms(selection()), layer_(layer), tree_(tree) {}
+  Task<> barrier(Comm c) const override { return layer_.hardware_barrier(c.rank()); }
+  Task<std::uint64_t> bcast(Comm c, Rank root, Bytes bytes, std::uint64_t word) const override {
+    if (!tree_) return coll::Algorithms::bcast(c, root, bytes, word);
+    return layer_.tree_collective(c.rank(), c.rank() == root ? word : 0, bytes, 1, false, true);
+  }
+  Task<std::uint64_t> reduce(Comm c, Rank root, Bytes bytes, std::uint64_t word) const override {
+    if (!tree_) return coll::Algorithms::reduce(c, root, bytes, word);
+    return layer_.tree_collective(c.rank(), word, bytes, 2, true, false);
+  }
+  Task<std::uint64_t> allreduce(Comm c, Bytes bytes, std::uint64_t word) const override {
+    if (!tree_) return coll::Algorithms::allreduce(c, bytes, word);
+    return layer_.tree_collective(c.rank(), word, bytes, 2, true, true);
+  }
+
+ private:
+  static coll::Selection selection() {
+    coll::Selection s;
+    s.alltoall = coll::AlltoallAlgorithm::linear;
+    return s;
+  }
+  DcmfLayer& layer_;
+  bool tree_;
+};
+
+}  // namespace
+
+// ---- DCMF
+
+DcmfLayer::DcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf)
+    : MessagingLayer(job), dma_(job, nic), d_(dcmf), meeting_(job.kernel, job.size()) {
+  set_collectives(std::make_unique<BgpCollectives>(*this, false));
+}
+
+CpuCharge DcmfLayer::fifo_receive_cost(Bytes bytes) const {
+  const std::int64_t packets = job_.machine.packet.packets(bytes);
+  return CpuCharge(CpuUse::poll, d_.poll_cpu).add(CpuUse::receive, packets * d_.packet_cpu).add(CpuUse::copy, copy_time(bytes));
+}
+
+CpuCharge DcmfLayer::send_cost(const Message&) const { return CpuCharge(CpuUse::send, d_.send_cpu); }
+
+Task<Request> DcmfLayer::start(Message m) {
+  m.send_request = requests_.allocate();
+  Request request(&requests_, m.send_request);
+  co_await on_cpu(m.envelope.src, send_cost(m));
+  kernel().spawn(protocol(m));
+  co_return request;
+}
+
+Task<Request> DcmfLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
+  return start({{self, dst, tag, size, word}, false, 0, 0});
+}
+
+Task<Request> DcmfLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) {
+  return start({{self, dst, tag, size, word}, true, handler, 0});
+}
+
+void DcmfLayer::arrive(const Message& m) {
+  if (m.active_message) deliver_am(m.handler, m.envelope);
+  else deliver(m.envelope);
+}
+
+Callback DcmfLayer::local_completion(const Message& m) {
+  return member_callback<DcmfLayer, &DcmfLayer::complete_after_poll>(this, with_rank(m.send_request, m.envelope.src));
+}
+
+void DcmfLayer::complete_after_poll(std::uint64_t request_and_rank) {
+  const Time polled = occupy_cpu(static_cast<Rank>(request_and_rank >> 32), d_.poll_cpu, CpuUse::poll);
+  kernel().at(polled, member_callback<DcmfLayer, &DcmfLayer::complete_request>(this, request_and_rank & 0xffffffffu));
+}
+
+Task<> DcmfLayer::protocol(Message m) { return m.envelope.size <= eager_limit() ? eager(m) : rendezvous(m); }
+
+// Memory-FIFO packets: the sender's buffer is free once injected; the receiver's core copies
+// the packets out of its reception FIFO.
+Task<> DcmfLayer::eager(Message m) {
+  const Envelope& e = m.envelope;
+  co_await dma_.transfer(e.src, e.dst, e.size + header_bytes(), local_completion(m));
+  co_await on_cpu(e.dst, fifo_receive_cost(e.size + header_bytes()) + arrival_cost(m));
+  arrive(m);
+}
+
+// DCMF's rendezvous: the header in one packet; the receiver's callback gives a buffer and its
+// DMA gets the data from the sender's, with no work by the sender's core until its local
+// completion.
+Task<> DcmfLayer::rendezvous(Message m) {
+  const Envelope& e = m.envelope;
+  co_await dma_.transfer(e.src, e.dst, header_bytes() + dma_.params().descriptor_bytes);
+  co_await on_cpu(e.dst, fifo_receive_cost(header_bytes()).add(CpuUse::send, d_.get_cpu));
+  co_await dma_.remote_get(e.dst, e.src, e.size, local_completion(m));
+  co_await on_cpu(e.dst, CpuCharge(CpuUse::poll, d_.poll_cpu) + arrival_cost(m));
+  arrive(m);
+}
+
+Task<> DcmfLayer::put(Rank self, Rank target, Bytes size) {
+  co_await on_cpu(self, d_.put_cpu, CpuUse::send);
+  co_await dma_.put_with_ack(self, target, size);
+  co_await on_cpu(self, fifo_receive_cost(0));
+}
+
+Task<> DcmfLayer::get(Rank self, Rank target, Bytes size) {
+  co_await on_cpu(self, d_.get_cpu, CpuUse::send);
+  co_await dma_.remote_get(self, target, size);
+  co_await on_cpu(self, d_.poll_cpu, CpuUse::poll);
+}
+
+// The global barrier network: released one latency after the last rank entered.
+Task<> DcmfLayer::hardware_barrier(Rank self) {
+  co_await on_cpu(self, d_.poll_cpu, CpuUse::poll);
+  const Time latency = dma_.params().barrier_latency;
+  co_await meeting_.enter(0, [latency](Time last) { return last + latency; });
+}
+
+Task<std::uint64_t> DcmfLayer::tree_collective(Rank self, std::uint64_t word, Bytes bytes, int passes, bool up,
+                                               bool down) {
+  co_await on_cpu(self, d_.poll_cpu, CpuUse::poll);
+  co_return co_await meeting_.enter(
+      word, [this, bytes, passes, up, down](Time last) { return dma_.tree_operation(last, bytes, passes, up, down); });
+}
+
+// ---- MPI over DCMF
+
+CpuCharge MpiDcmfLayer::send_cost(const Message& m) const {
+  CpuCharge cost(CpuUse::send, m_.send_cpu + d_.send_cpu);
+  if (m.envelope.size >= m_.eager_limit) cost.add(CpuUse::registration, m_.memregion_cpu);
+  return cost;
+}
+
+CpuCharge MpiDcmfLayer::arrival_cost(const Message&) const {
+  return CpuCharge(CpuUse::match, m_.match_cpu).add(CpuUse::receive, m_.recv_cpu);
+}
+
+Task<> MpiDcmfLayer::protocol(Message m) {
+  return m.envelope.size < m_.eager_limit ? DcmfLayer::protocol(m) : mpi_rendezvous(m);
+}
+
+// MPI's own rendezvous (DCMF's is off in MPICH's DCMF device): a request to send; once a
+// receive matches, the receiver pins its buffer and gets the data; its acknowledgement (a
+// control message) completes the send. A send never completes before its receive is posted.
+Task<> MpiDcmfLayer::mpi_rendezvous(Message m) {
+  const Envelope& e = m.envelope;
+  co_await dma_.transfer(e.src, e.dst, m_.rts_bytes + d_.header);
+  co_await on_cpu(e.dst, fifo_receive_cost(m_.rts_bytes + d_.header).add(CpuUse::match, m_.match_cpu));
+  const std::uint32_t receive = m.active_message ? co_await no_match() : co_await match_receive(e);
+  co_await on_cpu(e.dst, CpuCharge(CpuUse::registration, m_.memregion_cpu).add(CpuUse::send, d_.get_cpu));
+  co_await dma_.remote_get(e.dst, e.src, e.size);
+  co_await on_cpu(e.dst, CpuCharge(CpuUse::poll, d_.poll_cpu).add(CpuUse::receive, m_.recv_cpu)
+                             .add(CpuUse::send, d_.control_cpu));
+  if (m.active_message) deliver_am(m.handler, e);
+  else requests_.complete(receive, e);
+  co_await dma_.transfer(e.dst, e.src, m_.ack_bytes);
+  co_await on_cpu(e.src, fifo_receive_cost(m_.ack_bytes).add(CpuUse::receive, m_.recv_cpu));
+  requests_.complete(m.send_request);
+}
+
+// MPI_Put / MPI_Get on a window: DCMF_Put / DCMF_Get with MPI's call path around them.
+Task<> MpiDcmfLayer::put(Rank self, Rank target, Bytes size) {
+  co_await on_cpu(self, m_.send_cpu, CpuUse::send);
+  co_await DcmfLayer::put(self, target, size);
+}
+
+Task<> MpiDcmfLayer::get(Rank self, Rank target, Bytes size) {
+  co_await on_cpu(self, m_.send_cpu, CpuUse::send);
+  co_await DcmfLayer::get(self, target, size);
+}
+
+MpiDcmfLayer::MpiDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf, const MpiDcmfParams& mpi)
+    : DcmfLayer(job, nic, dcmf), m_(mpi) {
+  set_collectives(std::make_unique<BgpCollectives>(*this, true));
+}
+
+std::unique_ptr<MessagingLayer> make_dcmf_layer(const ParamReader& r, Job& job) {
+  return std::make_unique<DcmfLayer>(job, nic::bgp_of(job.machine, r.where()), parse_dcmf(r));
+}
+
+std::unique_ptr<MessagingLayer> make_mpi_dcmf_layer(const ParamReader& r, Job& job) {
+  return std::make_unique<MpiDcmfLayer>(job, nic::bgp_of(job.machine, r.where()), dcmf_of(job.machine),
+                                        parse_mpi_dcmf(r));
+}
+
+}  // namespace torsim::rt
