@@ -3,6 +3,7 @@
 #include "models/collectives/collectives.hpp"
 #include "models/runtime/charm.hpp"
 #include "models/runtime/raw.hpp"
+#include "models/runtime/via.hpp"
 #include "sim/config/json_merge.hpp"
 
 namespace torsim::rt {
@@ -26,6 +27,9 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
       {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kMpiLayerParams, make_mpi_layer},
       {"charm_mpi", "Charm++ over its MPI machine layer on Gemini", &kCharmMpiParams, make_charm_mpi_layer},
       {"charm_ugni", "Charm++ over its uGNI machine layer on Gemini", &kCharmUgniParams, make_charm_ugni_layer},
+      {"vipl", "VIA send/receive and RDMA write through VIPL calls (cLAN)", &kViplLayerParams, make_vipl_layer},
+      {"via_mpi", "MPI over VIA (MVICH's protocols), collectives over send/receive or RDMA", &kViaMpiLayerParams,
+       make_via_mpi_layer},
   };
   return entries;
 }
