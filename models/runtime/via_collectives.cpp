@@ -7,11 +7,6 @@ namespace torsim::rt {
 namespace {
 
 // One rank's messages in one call, as RDMA writes into the readers' slots.
-// The data a rank sends is in registered memory once something has landed in its slots in
-// this call, or it has combined something there; before that, its first write reads the
-// user's buffer, which it copies into registered memory first unless that buffer is registered. (A slot write of the next call landing early cannot fool this: the ranks whose
-// first message is their own data -- a broadcast's root, a reduction's leaves, the first step
-// of recursive doubling -- cannot be written to by a call that has not yet got their data.)
 class RdmaChannel final : public coll::PointToPoint {
  public:
   RdmaChannel(ViaMpiLayer& layer, Comm c)
@@ -25,14 +20,12 @@ class RdmaChannel final : public coll::PointToPoint {
     return c_.irecv(src, tag_);
   }
 
-  // A free slot at the reader, the data in registered memory (a copy the first time, unless
-  // it arrived or was combined there), the write posted; completes at once: the write reads
-  // registered memory, no user buffer.
+  // A free slot at the reader, the data in registered memory, the write posted; completes at
+  // once: the write reads registered memory, no user buffer.
   Task<Request> isend(Rank dst, Bytes bytes, std::uint64_t word) override {
     co_await layer_.slots().take(c_.rank(), dst);
     CpuCharge cost(CpuUse::send, layer_.nic().params().post_cpu);
-    if (!in_registered_memory_ && layer_.slot_arrivals(c_.rank()) == arrivals_ && !layer_.params().user_buffers_registered)
-      cost.add(CpuUse::copy, layer_.copy_time(bytes));
+    if (copies_in()) cost.add(CpuUse::copy, layer_.copy_time(bytes));
     in_registered_memory_ = true;
     co_await layer_.on_cpu(c_.rank(), cost);
     layer_.write_slot(c_.rank(), dst, bytes, tag_, word);
@@ -54,6 +47,17 @@ class RdmaChannel final : public coll::PointToPoint {
   }
 
  private:
+  // The data a rank sends is in registered memory once something has landed in its slots in
+  // this call, or it has combined something there; before that, it is the user's, copied into
+  // registered memory unless the user's buffer is registered. (A slot write of the next call
+  // landing early cannot fool the count: the ranks whose first message is their own data -- a
+  // broadcast's root, a reduction's leaves, the first step of recursive doubling -- cannot be
+  // written to by a call that has not had their data yet.)
+  bool copies_in() const {
+    return !in_registered_memory_ && layer_.slot_arrivals(c_.rank()) == arrivals_ &&
+           !layer_.params().user_buffers_registered;
+  }
+
   static Task<> free_slots(ViaMpiLayer& layer, Rank self, std::vector<Rank> writers) {
     for (const Rank writer : writers) {
       co_await layer.on_cpu(self, layer.nic().params().post_cpu, CpuUse::send);

@@ -29,6 +29,12 @@ Json via_mpi(const std::string& transport, const Json& collectives = Json::objec
   return {{"layer", "via_mpi"}, {"collective_transport", transport}, {"collectives", collectives}};
 }
 
+// Eager sends and the RDMA collectives' first writes copy the data into registered memory.
+Json unregistered(Json runtime) {
+  runtime["user_buffers_registered"] = false;
+  return runtime;
+}
+
 const nic::ViaParams& via_params(LayerJob& j) { return static_cast<rt::ViaLayer&>(*j.layer).nic().params(); }
 
 // Time of a header + `bytes` on the wire at the preset's rate.
@@ -244,6 +250,9 @@ TEST_CASE("the analytical model is the simulation's time on full trees, and boun
       {via_mpi("rdma", {{"allreduce", "reduce_bcast"}}), rt::Transport::rdma, 1},
       {via_mpi("rdma", {{"allreduce", "reduce_bcast"}, {"reduce", "knomial"}, {"degree", 4}}), rt::Transport::rdma, 3},
       {via_mpi("rdma"), rt::Transport::rdma, 1},
+      {unregistered(via_mpi("send_receive", {{"allreduce", "reduce_bcast"}})), rt::Transport::send_receive, 1},
+      {unregistered(via_mpi("rdma", {{"allreduce", "reduce_bcast"}})), rt::Transport::rdma, 1},
+      {unregistered(via_mpi("rdma")), rt::Transport::rdma, 1},
   };
   for (const auto& config : configs) {
     const bool doubling = config.runtime.dump().find("reduce_bcast") == std::string::npos;
