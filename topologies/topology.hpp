@@ -93,6 +93,9 @@ class Topology {
   /// Whether any link has parallel lanes (lets the network models skip lane choice).
   virtual bool has_lanes() const { return false; }
   virtual Routing routing() const { return Routing::dimension_order; }
+  /// Whether `id` is a ring's wrap-around link (the dateline that flow control's virtual
+  /// channels break cycles at). False on topologies without rings.
+  virtual bool crosses_dateline(LinkId /*id*/) const { return false; }
 
   /// Router-to-router hops between two nodes on the deterministic route.
   virtual int hops(NodeId a, NodeId b) const = 0;

@@ -11,7 +11,8 @@ MessagingLayer::MessagingLayer(Job& job)
       requests_(job.kernel),
       ranks_(static_cast<std::size_t>(job.size())),
       running_handlers_(static_cast<std::size_t>(job.size()), false),
-      cpu_free_(static_cast<std::size_t>(job.size()), 0) {}
+      cpu_free_(static_cast<std::size_t>(job.size()), 0),
+      shares_cores_(job.placement.ranks_per_node > job.machine.node.cores * job.machine.node.full_speed_threads) {}
 
 std::string_view cpu_use_name(CpuUse use) {
   static constexpr std::array<std::string_view, kCpuUses> names = {
@@ -25,7 +26,19 @@ Time CpuCharge::total() const {
   return sum;
 }
 
+CpuCharge MessagingLayer::stretched(Rank r, const CpuCharge& charge) const {
+  const NodeParams& node = job_.machine.node;
+  const std::int64_t stretch = node.cost_stretch(job_.placement.ranks_on_core(r, node.cores));
+  CpuCharge out = charge;
+  for (Time& part : out.parts) part = part * stretch / node.full_speed_threads;
+  return out;
+}
+
 Time MessagingLayer::occupy_cpu(Rank r, const CpuCharge& charge) {
+  return shares_cores_ ? book_cpu(r, stretched(r, charge)) : book_cpu(r, charge);
+}
+
+Time MessagingLayer::book_cpu(Rank r, const CpuCharge& charge) {
   Time& free_at = cpu_free_[static_cast<std::size_t>(r)];
   const Time start = std::max(free_at, kernel().now());
   const Time duration = charge.total();

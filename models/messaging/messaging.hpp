@@ -155,7 +155,9 @@ class MessagingLayer {
 
   /// The rank's core: software costs charged from event context (a message's protocol
   /// processing) and the rank's own computation queue on it, one at a time. Every charge says
-  /// what the time is for, so a run can tell where its time went.
+  /// what the time is for, so a run can tell where its time went. Where ranks share a core as
+  /// hardware threads beyond the machine's full_speed_threads, each charge stretches by
+  /// (ranks on the core) / full_speed_threads.
   Time occupy_cpu(Rank r, const CpuCharge& charge);
   Time occupy_cpu(Rank r, Time duration, CpuUse use) { return occupy_cpu(r, CpuCharge(use, duration)); }
   /// Awaitable: charges rank r's core and resumes when the charge is done.
@@ -224,6 +226,9 @@ class MessagingLayer {
   // record) because an instant handler's delivery reads only this.
   std::vector<std::uint8_t> running_handlers_;
   std::vector<Time> cpu_free_;  // per rank: when its core is next idle
+  bool shares_cores_;           // some rank shares its core beyond full speed: charges stretch
+  CpuCharge stretched(Rank r, const CpuCharge& charge) const;
+  Time book_cpu(Rank r, const CpuCharge& charge);
   CpuCharge cpu_by_use_;
   CpuObserver cpu_observer_;
   struct Notifications {

@@ -2,6 +2,7 @@
 
 #include "models/collectives/collectives.hpp"
 #include "models/runtime/charm.hpp"
+#include "models/runtime/mpi_pami.hpp"
 #include "models/runtime/raw.hpp"
 #include "models/runtime/via.hpp"
 #include "sim/config/json_merge.hpp"
@@ -30,6 +31,8 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
       {"vipl", "VIA send/receive and RDMA write through VIPL calls (cLAN)", &kViplLayerParams, make_vipl_layer},
       {"via_mpi", "MPI over VIA (MVICH's protocols), collectives over send/receive or RDMA", &kViaMpiLayerParams,
        make_via_mpi_layer},
+      {"pami", "PAMI on the Blue Gene/Q message unit", &kPamiLayerParams, make_pami_layer},
+      {"mpi_pami", "MPI over PAMI (MPICH pamid) on Blue Gene/Q", &kMpiPamiLayerParams, make_mpi_pami_layer},
   };
   return entries;
 }

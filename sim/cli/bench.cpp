@@ -108,7 +108,8 @@ Json kernel_events(std::int64_t events) {
           {"core_share", core_share}};
 }
 
-Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) {
+// The packet model's router buffers are the Hopper preset's (assumed 8 KiB per port and channel).
+Json random_traffic_scenario(const Json& network, std::int64_t messages_per_rank) {
   Json doc = Json::parse(R"({
     "machine": {"name": "bench-torus", "topology": {"type": "torus", "concentration": 1, "dims": [
         {"size": 16, "link_bandwidth": "9.375GB/s", "link_latency": "105ns"},
@@ -116,10 +117,11 @@ Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) 
         {"size": 16, "link_bandwidth": "9.375GB/s", "link_latency": "105ns"}]},
       "node": {"cores": 24, "injection_bandwidth": "12.48GB/s", "ejection_bandwidth": "12.48GB/s",
                "nic_latency": "595ns", "memcpy_bandwidth": "9.6GB/s"},
-      "packet": {"payload": "64B", "header": "32B"}},
+      "packet": {"payload": "64B", "header": "32B"},
+      "router": {"buffer_per_vc": "8KiB", "injection_buffer": "8KiB"}},
     "workload": {"name": "traffic", "pattern": "uniform_random", "size": "4KiB", "window": 4}
   })");
-  doc["network"] = {{"model", model}};
+  doc["network"] = network;
   doc["workload"]["messages"] = messages_per_rank;
   return doc;
 }
@@ -141,9 +143,9 @@ Json timed_run(const Json& doc, CountMessages count_messages) {
   });
 }
 
-// One run of the random traffic on `model`.
-Json random_messages_run(const char* model, std::int64_t messages_per_rank) {
-  return timed_run(random_traffic_scenario(model, messages_per_rank),
+// One run of the random traffic on `network`.
+Json random_messages_run(const Json& network, std::int64_t messages_per_rank) {
+  return timed_run(random_traffic_scenario(network, messages_per_rank),
                    [](const auto& result) { return result.output.metrics["messages_delivered"].template get<double>(); });
 }
 
@@ -152,13 +154,21 @@ Json random_messages_run(const char* model, std::int64_t messages_per_rank) {
 // run on a shared host is one draw of its neighbours' load.
 constexpr int kRuns = 3;
 
+// The packet model without flow control (the default), with credit flow control, and the
+// analytic model.
+constexpr const char* kModels[] = {"packet", "credit", "analytic"};
+constexpr int kModelCount = 3;
+
 Json random_messages(std::int64_t messages_per_rank) {
-  std::vector<Json> runs[2];
-  const char* const models[2] = {"packet", "analytic"};
+  std::vector<Json> runs[kModelCount];
+  const Json networks[kModelCount] = {{{"model", "packet"}, {"flow_control", "none"}},
+                                      {{"model", "packet"}, {"flow_control", "credit"}},
+                                      {{"model", "analytic"}}};
   for (int run = 0; run < kRuns; ++run)
-    for (int m = 0; m < 2; ++m) runs[m].push_back(random_messages_run(models[m], messages_per_rank));
+    for (int m = 0; m < kModelCount; ++m) runs[m].push_back(random_messages_run(networks[m], messages_per_rank));
   Json out;
-  for (int m = 0; m < 2; ++m) {
+  const auto& models = kModels;
+  for (int m = 0; m < kModelCount; ++m) {
     auto by_rate = runs[m];
     std::sort(by_rate.begin(), by_rate.end(), [](const Json& a, const Json& b) {
       return a["messages_per_s"].get<double>() < b["messages_per_s"].get<double>();
@@ -170,6 +180,8 @@ Json random_messages(std::int64_t messages_per_rank) {
   }
   out["ratio_packet_to_analytic"] =
       out["packet"]["messages_per_s"].get<double>() / out["analytic"]["messages_per_s"].get<double>();
+  out["ratio_credit_to_packet"] =
+      out["credit"]["messages_per_s"].get<double>() / out["packet"]["messages_per_s"].get<double>();
   return out;
 }
 
@@ -192,7 +204,7 @@ Json with_torus(Json doc, int side, const Json& workload) {
 
 // The same scenarios on both backends (docs/performance.md, "Packet model vs SimGrid backend").
 Json simgrid_comparison(bool quick) {
-  const Json random = random_traffic_scenario("packet", 1);
+  const Json random = random_traffic_scenario({{"model", "packet"}}, 1);
   Json cases = Json::array();
   auto traffic = [](const char* pattern, const char* size, int messages) {
     return Json{{"name", "traffic"}, {"pattern", pattern}, {"size", size}, {"messages", messages}, {"window", 4}};
@@ -295,7 +307,7 @@ void print_bench(const Json& r) {
             << format_number(k["baseline_heap_ops_per_s"].get<double>() / 1e6) << " M ops/s; "
             << percent_of_a_core(k["core_share"]) << ")\n";
   const auto& m = r["random_4KiB_16x16x16"];
-  for (const char* model : {"packet", "analytic"}) {
+  for (const char* model : kModels) {
     std::cout << "random 4 KiB on 16x16x16, " << model << " model: "
               << format_number(m[model]["messages_per_s"].get<double>() / 1e6) << " M messages/s (median of "
               << m[model]["runs_messages_per_s"].size() << " runs:";
@@ -306,7 +318,9 @@ void print_bench(const Json& r) {
               << " s, " << format_number(m[model]["events_per_s"].get<double>() / 1e6) << " M events/s; "
               << percent_of_a_core(m[model]["core_share"]) << ")\n";
   }
-  std::cout << "  packet / analytic speed: " << format_number(m["ratio_packet_to_analytic"].get<double>()) << "\n";
+  std::cout << "  packet / analytic speed: " << format_number(m["ratio_packet_to_analytic"].get<double>())
+            << "; with credit flow control / without: " << format_number(m["ratio_credit_to_packet"].get<double>())
+            << "\n";
   const auto& i = r["idle_ranks"];
   std::cout << "idle ranks: " << i["ranks"] << " ranks, " << format_number(i["bytes_per_idle_rank"].get<double>())
             << " bytes per idle rank\n";

@@ -213,7 +213,7 @@ class Bench(Scratch):
         self.assertGreater(doc["kernel"]["events"], 0)
         # CPU time over wall time: a single-threaded measurement cannot have more than a core.
         self.assertTrue(0 < doc["kernel"]["core_share"] <= 1.05)
-        for model in ("packet", "analytic"):
+        for model in ("packet", "credit", "analytic"):
             figures = doc["random_4KiB_16x16x16"][model]
             self.assertEqual(figures["messages"], 16 * 4096)
             self.assertGreater(figures["messages_per_s"], 0)
