@@ -213,10 +213,19 @@ void CreditModel::try_forward(std::uint32_t ui) {
     return book(ui, out, start);
   }
   options_for(u);
-  const Time tail = std::max(u.tail, in ? in->last_end : 0);
+  const Choice best = first_to_finish(ui, earliest, std::max(u.tail, in ? in->last_end : 0));
+  if (best.option == options_.size())
+    return wait_for(ui, buffer_index(options_.front().link, options_.front().vc));
+  stop_waiting(u);
+  book(ui, options_[best.option], best.start);
+}
+
+// Among the ways out with credit, the one on which the unit's tail would leave first.
+CreditModel::Choice CreditModel::first_to_finish(std::uint32_t ui, Time earliest, Time tail) {
+  const Unit& u = units_[ui];
   TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, u.bottleneck);
-  std::size_t best = options_.size();
-  Time best_start = 0, best_end = kNever;
+  Choice best{options_.size(), 0};
+  Time best_end = kNever;
   for (std::size_t i = 0; i < options_.size(); ++i) {
     const Time start = may_start(ui, options_[i], earliest);
     if (start == kUnknown) continue;
@@ -225,14 +234,11 @@ void CreditModel::try_forward(std::uint32_t ui) {
     const Time duration = serialisation(timeline.tag(), shape);
     const Time end = timeline.plan(std::max(start, tail - duration), duration).end;
     if (end < best_end) {
-      best = i;
-      best_start = start;
+      best = {i, start};
       best_end = end;
     }
   }
-  if (best == options_.size()) return wait_for(ui, buffer_index(options_.front().link, options_.front().vc));
-  stop_waiting(u);
-  book(ui, options_[best], best_start);
+  return best;
 }
 
 Time CreditModel::may_start(std::uint32_t ui, const Option& out, Time earliest) {
@@ -324,14 +330,17 @@ void CreditModel::deliver(std::uint32_t ui, Time at) {
   messages_.release(mi);
 }
 
+// A deadlock with one channel per ring is what the configuration asked for (an input error,
+// naming it); with the dateline pair it would be a fault of the model.
 void CreditModel::drive(Kernel& kernel) {
   kernel.run();
   if (kernel.stopped() || units_.in_use() == 0) return;
-  throw std::runtime_error("network deadlock: " + std::to_string(units_.in_use()) +
+  const std::string what = "network deadlock: " + std::to_string(units_.in_use()) +
                            " packet units are stuck in router buffers at t = " +
                            std::to_string(to_microseconds(kernel.now())) +
-                           " us (each waits for credit that a unit in the cycle holds; machine.router."
-                           "deadlock_avoidance is " + (dateline_ ? "dateline" : "none") + ")");
+                           " us, each waiting for credit that another unit of the cycle holds";
+  if (!dateline_) (machine_.where / "router" / "deadlock_avoidance").fail(what + " (no dateline channels)");
+  throw std::logic_error(what + " despite the dateline channels");
 }
 
 }  // namespace torsim::net
