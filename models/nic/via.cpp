@@ -24,7 +24,8 @@ constexpr ParamSpec kSpecs[] = {
     {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "VipRegisterMem, per call", "preset"},
     {"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "VipRegisterMem, per page pinned",
      "preset"},
-    {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory", "preset"},
+    {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory",
+     "[C] the IA-32 page size, 4 KiB (Intel SDM vol. 3, paging); VipRegisterMem pins whole pages"},
 };
 
 std::uint64_t pair_key(Rank src, Rank dst) {
