@@ -75,7 +75,7 @@ void CreditModel::start(const TransferRequest& request) {
                                   machine_.router.injection_buffer > 0 ? machine_.router.injection_buffer : kUnbounded);
   const Bytes packets = std::max<Bytes>(1, smallest / 2 / (format.payload + format.header));
   m.unit_payload = whole_packets(format, std::min(train_bytes_, packets * format.payload));
-  take_route(request.src, request.dst, m.route);
+  take_route(request, m.route);
   m.bottleneck = bottleneck_of(m.route);
   send_next_unit(index);
 }
@@ -138,11 +138,12 @@ CreditModel::Option CreditModel::option(const Unit& u, LinkId link, bool adaptiv
 
 void CreditModel::options_for(const Unit& u) {
   options_.clear();
-  const NodeId dst = adaptive_ ? messages_[u.message].request.dst : 0;
-  const topo::RouterId destination = adaptive_ ? topology_.router_of(dst) : 0;
+  // The router the route's ejection link leaves from, and that link: on the message's rail.
+  const LinkId ejection = adaptive_ ? messages_[u.message].route.back() : topo::kNoLink;
+  const topo::RouterId destination = adaptive_ ? topology_.link(ejection).from : 0;
   const bool at_destination = adaptive_ && u.link >= 0 && topology_.link(u.link).to == destination;
   if (!adaptive_ || u.link < 0 || at_destination) {
-    const LinkId next = at_destination ? topology_.ejection_link(dst) : u.route[u.next];
+    const LinkId next = at_destination ? ejection : u.route[u.next];
     if (!has_lanes_) return options_.push_back(option(u, next, false));
     lanes_.clear();
     add_lanes(next, lanes_);
