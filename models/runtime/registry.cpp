@@ -6,6 +6,7 @@
 #include "models/runtime/gasnet_dcmf.hpp"
 #include "models/runtime/mpi_pami.hpp"
 #include "models/runtime/raw.hpp"
+#include "models/runtime/via.hpp"
 #include "sim/config/json_merge.hpp"
 
 namespace torsim::rt {
@@ -55,6 +56,9 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
       {"mpi_dcmf", "MPI over DCMF on Blue Gene/P (MPICH's DCMF device)", &kMpiDcmfLayerParams, make_mpi_dcmf_layer},
       {"gasnet_dcmf", "GASNet's DCMF conduit on Blue Gene/P: puts, gets, active messages", &kGasnetDcmfLayerParams,
        make_gasnet_dcmf_layer},
+      {"vipl", "VIA send/receive and RDMA write through VIPL calls (cLAN)", &kViplLayerParams, make_vipl_layer},
+      {"via_mpi", "MPI over VIA (MVICH's protocols), collectives over send/receive or RDMA", &kViaMpiLayerParams,
+       make_via_mpi_layer},
       {"pami", "PAMI on the Blue Gene/Q message unit", &kPamiLayerParams, make_pami_layer},
       {"mpi_pami", "MPI over PAMI (MPICH pamid) on Blue Gene/Q", &kMpiPamiLayerParams, make_mpi_pami_layer},
   };

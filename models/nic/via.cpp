@@ -1,0 +1,137 @@
+#include "models/nic/via.hpp"
+
+#include <algorithm>
+
+namespace torsim::nic {
+
+namespace {
+constexpr ParamSpec kSpecs[] = {
+    {"model", ParamKind::text, kRequired, "", "", "", "via", "-"},
+    {"post_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "VipPostSend or VipPostRecv on the caller's core: build a descriptor, ring the VI's doorbell", "preset"},
+    {"completion_poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "VipRecvDone that finds a completed receive descriptor", "preset"},
+    {"flag_poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "a spin on a flag in memory that sees it change (the line comes from memory)", "preset"},
+    {"receive_descriptor", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "target NIC, send/receive only: fetch the posted receive descriptor, write its status back", "preset"},
+    {"receive_credits", ParamKind::integer, "16", "", "1", "100000",
+     "receive descriptors kept posted per connection: sends a sender may have outstanding to one receiver",
+     "[C-code] ARMCI on cLAN keeps pools of 16 descriptors (GlobalArrays/ga armci/src/via.c @ 0b06aeff)"},
+    {"flag_bytes", ParamKind::size, "8B", "B", "0B", "64B",
+     "a completion flag (sequence number) written after the data in the same RDMA write",
+     "assumption: one 64-bit word"},
+    {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "VipRegisterMem, per call", "preset"},
+    {"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "VipRegisterMem, per page pinned",
+     "preset"},
+    {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory",
+     "[C] the IA-32 page size, 4 KiB (Intel SDM vol. 3, paging); VipRegisterMem pins whole pages"},
+};
+
+std::uint64_t pair_key(Rank src, Rank dst) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
+}
+
+void fire(void* trigger, std::uint64_t) { static_cast<Trigger*>(trigger)->fire(); }
+
+// Parks a coroutine on a list until someone resumes it.
+struct Park {
+  std::vector<std::coroutine_handle<>>& list;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) { list.push_back(h); }
+  void await_resume() const noexcept {}
+};
+}  // namespace
+
+const ParamTable kViaParams{"machine.nic (model: via)", "A VIA NIC (cLAN) and the VIPL calls' costs.", kSpecs};
+
+ViaParams parse_via(const ParamReader& r) {
+  ViaParams p;
+  p.post_cpu = r.time("post_cpu");
+  p.completion_poll_cpu = r.time("completion_poll_cpu");
+  p.flag_poll_cpu = r.time("flag_poll_cpu");
+  p.receive_descriptor = r.time("receive_descriptor");
+  p.receive_credits = static_cast<int>(r.integer("receive_credits"));
+  p.flag_bytes = r.size("flag_bytes");
+  p.registration_cpu = r.time("registration_cpu");
+  p.registration_page_cpu = r.time("registration_page_cpu");
+  p.page_size = r.size("page_size");
+  return p;
+}
+
+ViaParams via_of(const Machine& machine, const Where& where) {
+  if (machine.nic.value("model", std::string()) != "via")
+    where.fail("this messaging layer needs a VIA NIC; machine '" + machine.name +
+               "' has no \"nic\": {\"model\": \"via\"} (the clan-16 preset has one)");
+  return parse_via(ParamReader(machine.nic, machine.where / "nic", kViaParams));
+}
+
+// ---- Credits
+
+Credits::Pair& Credits::pair(Rank src, Rank dst) {
+  return pairs_.try_emplace(pair_key(src, dst), Pair{per_pair_, {}}).first->second;
+}
+
+int Credits::available(Rank src, Rank dst) { return pair(src, dst).credits; }
+
+Task<> Credits::take(Rank src, Rank dst) {
+  Pair& p = pair(src, dst);  // a node-based map: the reference survives other insertions
+  if (p.credits > 0 && p.waiting.empty()) {
+    --p.credits;
+    co_return;
+  }
+  co_await Park{p.waiting};  // send_back() hands a credit over
+}
+
+void Credits::give_back(Rank src, Rank dst) { nic_.job().kernel.spawn(send_back(src, dst)); }
+
+Task<> Credits::send_back(Rank src, Rank dst) {
+  co_await nic_.header(dst, src);
+  Pair& p = pair(src, dst);
+  if (p.waiting.empty()) {
+    ++p.credits;
+    co_return;
+  }
+  nic_.job().kernel.resume_now(p.waiting.front());
+  p.waiting.erase(p.waiting.begin());
+}
+
+// ---- NIC
+
+ViaNic::ViaNic(rt::Job& job, const ViaParams& params)
+    : job_(job),
+      p_(params),
+      credits_(*this, params.receive_credits),
+      engine_free_(static_cast<std::size_t>(job.machine.node_count()), 0),
+      registered_(static_cast<std::size_t>(job.size())) {}
+
+// The engine takes a message when it is done with the ones posted before it, and is busy for
+// as long as the message's wire bytes take at the node's injection rate; every packet the NIC
+// sends goes through it, so a message's packets are on the link before the next message's.
+Task<> ViaNic::transfer(Rank src, Rank dst, Bytes bytes, Callback left) {
+  const auto& machine = job_.machine;
+  Time& free = engine_free_[static_cast<std::size_t>(job_.node_of(src))];
+  const Time start = std::max(free, job_.kernel.now());
+  free = start + transfer_time(machine.packet.wire_bytes(bytes), machine.node.injection_bandwidth);
+  if (start > job_.kernel.now()) co_await job_.kernel.sleep(start - job_.kernel.now());
+  Trigger landed(job_.kernel);
+  job_.network.start({job_.node_of(src), job_.node_of(dst), bytes, left, {fire, &landed, 0}});
+  co_await landed;
+}
+
+Task<> ViaNic::send(Rank src, Rank dst, Bytes bytes, Callback left) {
+  co_await transfer(src, dst, bytes, left);
+  co_await job_.kernel.sleep(p_.receive_descriptor);
+}
+
+Task<> ViaNic::rdma_write(Rank src, Rank dst, Bytes bytes, Callback left) {
+  co_await transfer(src, dst, bytes + p_.flag_bytes, left);
+}
+
+Time ViaNic::register_memory(Rank r, std::uint64_t buffer, Bytes bytes) {
+  if (!registered_[static_cast<std::size_t>(r)].insert(buffer).second) return 0;
+  const std::int64_t pages = std::max<std::int64_t>(1, (bytes + p_.page_size - 1) / p_.page_size);
+  return p_.registration_cpu + pages * p_.registration_page_cpu;
+}
+
+}  // namespace torsim::nic
