@@ -4,6 +4,8 @@
 #include "models/collectives/collectives.hpp"
 #include "models/network/network_model.hpp"
 #include "models/runtime/charm.hpp"
+#include "models/runtime/mpi_cuda.hpp"
+#include "models/gpu/device.hpp"
 #include "models/nic/bgq_mu.hpp"
 #include "models/machine.hpp"
 #include "sim/run/scenario.hpp"
@@ -17,6 +19,8 @@ std::vector<const ParamTable*> all_param_tables() {
   for (const auto& m : net::network_models()) tables.push_back(m.params);
   tables.push_back(&nic::kGeminiParams);
   tables.push_back(&nic::kMuParams);
+  tables.push_back(&gpu::kGpuParams);
+  tables.push_back(&rt::kCudaMpiParams);
   tables.push_back(&rt::kCharmParams);
   for (const auto& l : rt::messaging_layers()) tables.push_back(l.params);
   tables.push_back(&coll::kSelectionParams);
