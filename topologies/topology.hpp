@@ -72,6 +72,9 @@ class Topology {
   const Graph& graph() const { return graph_; }
 
   virtual RouterId router_of(NodeId n) const = 0;
+  /// The network links out of router `r`, in the graph's order, one per neighbour direction
+  /// (lane 0 where links run in parallel).
+  std::vector<LinkId> network_links_from(RouterId r) const;
   /// Independent copies of the fabric (fat tree rails); a node has one injection and one
   /// ejection link per rail. 1 for every other topology.
   int rail_count() const { return rails_; }

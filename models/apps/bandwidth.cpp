@@ -4,7 +4,6 @@
 // streams to its counterpart in the second half at once: the bandwidth is the mean per pair,
 // and the aggregate (all pairs' bytes over the slowest pair's time) is added; a barrier of all
 // ranks starts each size's timing, so the pairs run together.
-#include <memory>
 
 #include "models/apps/micro.hpp"
 
@@ -120,6 +119,6 @@ class Bandwidth final : public Workload {
 
 const WorkloadEntry kBandwidthWorkload{
     "bandwidth", "streaming bandwidth between two ranks, one or both directions", &kParams,
-    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<Bandwidth>(r); }};
+    &make_from<Bandwidth>};
 
 }  // namespace torsim::apps

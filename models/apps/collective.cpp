@@ -5,7 +5,6 @@
 // the model's time for one operation (model_us). Small on purpose: the cross-check of the
 // network models runs it.
 #include <algorithm>
-#include <memory>
 #include <optional>
 
 #include "models/apps/micro.hpp"
@@ -71,8 +70,6 @@ class Collective final : public Workload {
 }  // namespace
 
 const WorkloadEntry kCollectiveWorkload{"collective", "back-to-back broadcasts, allreduces or gathers", &kParams,
-                                        [](const ParamReader& r) -> std::unique_ptr<Workload> {
-                                          return std::make_unique<Collective>(r);
-                                        }};
+                                        &make_from<Collective>};
 
 }  // namespace torsim::apps

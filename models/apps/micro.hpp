@@ -1,4 +1,5 @@
-// The foundation's micro-benchmarks and traffic patterns; each file defines one entry.
+// The workloads' registry entries, one defined in each file, and the figures the micro-benchmarks
+// derive from timed loops.
 #pragma once
 
 #include "models/apps/workload.hpp"

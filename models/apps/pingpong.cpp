@@ -7,7 +7,6 @@
 // receive, match, copy, poll, registration, scheduler; all ranks' time during the first
 // pair's timed loop, per one-way message and pair) and the rest, "wait": the wire and
 // whatever no core was working on.
-#include <memory>
 
 #include "models/apps/micro.hpp"
 
@@ -153,6 +152,6 @@ class PingPong final : public Workload {
 
 const WorkloadEntry kPingPongWorkload{
     "pingpong", "two ranks bounce a message; one-way latency over a size sweep", &kParams,
-    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<PingPong>(r); }};
+    &make_from<PingPong>};
 
 }  // namespace torsim::apps

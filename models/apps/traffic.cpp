@@ -8,7 +8,6 @@
 // measured over the middle half of the creation span. "latency_map" instead measures, one
 // message at a time on a quiet network, the one-way latency from rank 0 to every other rank.
 #include <algorithm>
-#include <memory>
 
 #include "models/apps/micro.hpp"
 #include "topologies/torus.hpp"
@@ -49,10 +48,8 @@ std::vector<Rank> torus_neighbours(const rt::Job& job, const std::vector<Rank>& 
   const NodeId node = job.node_of(r);
   const auto offset = job.placement.local_index(r);
   const NodeId slot = node - t.router_of(node) * (t.node_count() / t.router_count());
-  for (const auto& edge : boost::make_iterator_range(boost::out_edges(t.router_of(node), t.graph()))) {
-    const auto& link = t.link(t.graph()[edge].link);
-    if (link.kind != topo::LinkKind::network || link.lane != 0) continue;
-    const NodeId target = link.to * (t.node_count() / t.router_count()) + slot;
+  for (const topo::LinkId id : t.network_links_from(t.router_of(node))) {
+    const NodeId target = t.link(id).to * (t.node_count() / t.router_count()) + slot;
     const Rank first = first_rank_on_node[static_cast<std::size_t>(target)];
     if (first >= 0) out.push_back(first + (job.placement.round_robin ? offset * static_cast<Rank>(job.placement.nodes.size()) : offset));
   }
@@ -386,6 +383,6 @@ class Traffic final : public Workload {
 
 const WorkloadEntry kTrafficWorkload{
     "traffic", "synthetic traffic patterns: shift, neighbours, permutation, all-to-all, incast, latency map", &kParams,
-    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<Traffic>(r); }};
+    &make_from<Traffic>};
 
 }  // namespace torsim::apps

@@ -1,6 +1,7 @@
 #include "models/runtime/mpi_cuda.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace torsim::rt {
 
@@ -35,22 +36,25 @@ CudaMpiParams cuda_mpi_of(const Machine& machine) {
 CudaMpi::CudaMpi(MessagingLayer& layer, const gpu::GpuParams& gpu, const CudaMpiParams& params, GpuDesign design)
     : layer_(layer), gpu_(gpu), p_(params), design_(design) {
   const Job& job = layer.job();
-  std::vector<std::pair<NodeId, int>> gpus;  // (node, local GPU) of each device
+  std::map<std::pair<NodeId, int>, int> devices;  // (node, GPU on it) -> index in devices_
   for (Rank r = 0; r < job.size(); ++r) {
-    const std::pair<NodeId, int> id{job.node_of(r), job.placement.local_index(r) % gpu.per_node};
-    auto it = std::find(gpus.begin(), gpus.end(), id);
-    if (it == gpus.end()) {
-      gpus.push_back(id);
-      devices_.push_back(std::make_unique<gpu::Device>(layer.kernel(), gpu));
-      it = gpus.end() - 1;
-    }
-    gpu_of_.push_back(static_cast<int>(it - gpus.begin()));
-    gpu::Device& d = device_of(r);
-    Streams s;
-    if (design == GpuDesign::baseline) s = {d.create_stream(), d.create_stream(), d.create_stream(), {}};
-    for (int i = 0; design == GpuDesign::overlap && i < p_.streams; ++i) s.chunks.push_back(d.create_stream());
-    streams_.push_back(std::move(s));
+    const auto [it, added] = devices.try_emplace({job.node_of(r), job.placement.local_index(r) % gpu.per_node},
+                                                 static_cast<int>(devices_.size()));
+    if (added) devices_.push_back(std::make_unique<gpu::Device>(layer.kernel(), gpu));
+    gpu_of_.push_back(it->second);
+    streams_.push_back(create_streams(device_of(r)));
   }
+}
+
+CudaMpi::Streams CudaMpi::create_streams(gpu::Device& d) const {
+  Streams s;
+  if (design_ == GpuDesign::baseline) {
+    s.kernel = d.create_stream();
+    s.to_host = d.create_stream();
+    s.to_device = d.create_stream();
+  }
+  for (int i = 0; design_ == GpuDesign::overlap && i < p_.streams; ++i) s.chunks.push_back(d.create_stream());
+  return s;
 }
 
 std::vector<Bytes> CudaMpi::pieces(Bytes bytes) const {

@@ -63,6 +63,7 @@ class CudaMpi {
     int kernel = 0, to_host = 0, to_device = 0;  // baseline
     std::vector<int> chunks;                     // overlap
   };
+  Streams create_streams(gpu::Device& d) const;
   Task<> baseline_send(Rank self, Rank dst, const gpu::Layout& layout);
   Task<> baseline_recv(Rank self, Rank src, const gpu::Layout& layout);
   Task<> overlap_send(Rank self, Rank dst, const gpu::Layout& layout);

@@ -28,9 +28,11 @@ const char* kUsage =
     "  torsim validate [--only C1,C2] [--report DIR] [--quick] [--no-plots] [--check-status FILE]\n"
     "                  [--record-status FILE]\n"
     "      run the claims' scenarios, print claim | paper | simulated | tolerance | status, write the report\n"
-    "  torsim bench [--quick] [--simgrid] [--json FILE]\n"
+    "  torsim bench [--quick] [--simgrid] [--nqueens] [--markdown] [--json FILE]\n"
     "      speed: kernel events/s, random 4 KiB messages/s on a 16x16x16 torus, bytes per idle rank;\n"
-    "      --simgrid: the same scenarios on the packet model and the SimGrid backend, side by side\n";
+    "      --simgrid: the same scenarios on the packet model and the SimGrid backend, side by side;\n"
+    "      --nqueens: N-Queens at 15,360 cores on both Charm++ layers; --markdown: the figures as rows\n"
+    "      of docs/performance.md's tables\n";
 
 struct Options {
   std::vector<std::string> positional;
