@@ -7,6 +7,7 @@
 #include "models/runtime/mpi_cuda.hpp"
 #include "models/gpu/device.hpp"
 #include "models/nic/bgq_mu.hpp"
+#include "models/runtime/infiniband_layers.hpp"
 #include "models/machine.hpp"
 #include "sim/run/scenario.hpp"
 
@@ -18,6 +19,8 @@ std::vector<const ParamTable*> all_param_tables() {
   for (const auto& t : topo::topology_types()) tables.push_back(t.params);
   for (const auto& m : net::network_models()) tables.push_back(m.params);
   tables.push_back(&nic::kGeminiParams);
+  tables.push_back(&nic::kInfinibandParams);
+  tables.push_back(&nic::kPcieParams);
   tables.push_back(&nic::kMuParams);
   tables.push_back(&gpu::kGpuParams);
   tables.push_back(&rt::kCudaMpiParams);
