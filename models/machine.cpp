@@ -16,6 +16,8 @@ constexpr ParamSpec kMachineSpecs[] = {
      "router buffers and virtual channels (the packet model's flow control); see the router section", "-"},
     {"nic", ParamKind::object, "{}", "", "", "",
      "the NIC model and its parameters, e.g. {\"model\": \"gemini\", ...}; see machine.nic sections", "-"},
+    {"gpu", ParamKind::object, "{}", "", "", "",
+     "the GPUs of every node and the host's calls to them; see the machine.gpu section", "-"},
     {"compute", ParamKind::object, "{}", "", "", "",
      "calibrated compute costs of application kernels on this machine's cores, by name (e.g. "
      "\"nqueens_node\": \"12ns\"); workloads read theirs here, so one parameter set serves every scenario", "-"},
@@ -155,6 +157,7 @@ Machine parse_machine(const Json& spec, const Where& where) {
   const topo::NodeLinks node_links{m.node.injection_bandwidth, m.node.ejection_bandwidth};
   m.topology = topo::make_topology(r.nested("topology"), r.where("topology"), node_links);
   m.nic = r.nested("nic");
+  m.gpu = r.nested("gpu");
   m.compute = r.nested("compute");
   m.runtimes = r.nested("runtimes");
   m.sources = r.nested("sources");

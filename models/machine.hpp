@@ -58,6 +58,7 @@ struct Machine {
   RouterParams router;
   std::unique_ptr<topo::Topology> topology;
   Json nic;       // the NIC model and its parameters ({} if the machine has no NIC model)
+  Json gpu;       // the nodes' GPUs ({} if the machine has none), parsed by models/gpu
   Json compute;   // application kernels' compute costs on this machine, by name
   /// A named compute cost from "compute"; an error naming the machine when it has none.
   Time compute_cost(const std::string& name, const Where& needed_by) const;

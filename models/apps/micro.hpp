@@ -14,6 +14,7 @@ extern const WorkloadEntry kTrafficWorkload;
 extern const WorkloadEntry kNQueensWorkload;
 extern const WorkloadEntry kNamdWorkload;
 extern const WorkloadEntry kCollectiveWorkload;
+extern const WorkloadEntry kDdtbenchWorkload;
 extern const WorkloadEntry kBisectionWorkload;
 extern const WorkloadEntry kFft3dWorkload;
 

@@ -14,7 +14,8 @@ const std::vector<WorkloadEntry>& workloads() {
   static const std::vector<WorkloadEntry> entries{kPingPongWorkload, kBandwidthWorkload, kMessageRateWorkload,
                                                   kFloodWorkload, kTrafficWorkload, kNQueensWorkload,
                                                   kNamdWorkload, kCollectiveWorkload, kBisectionWorkload,
-                                                  kFft3dWorkload};
+                                                  kFft3dWorkload,
+                                                  kDdtbenchWorkload};
   return entries;
 }
 

@@ -4,6 +4,8 @@
 #include "models/collectives/collectives.hpp"
 #include "models/network/network_model.hpp"
 #include "models/runtime/charm.hpp"
+#include "models/runtime/mpi_cuda.hpp"
+#include "models/gpu/device.hpp"
 #include "models/nic/bgq_mu.hpp"
 #include "models/nic/via.hpp"
 #include "models/runtime/infiniband_layers.hpp"
@@ -22,6 +24,8 @@ std::vector<const ParamTable*> all_param_tables() {
   tables.push_back(&nic::kInfinibandParams);
   tables.push_back(&nic::kPcieParams);
   tables.push_back(&nic::kMuParams);
+  tables.push_back(&gpu::kGpuParams);
+  tables.push_back(&rt::kCudaMpiParams);
   tables.push_back(&rt::kCharmParams);
   for (const auto& l : rt::messaging_layers()) tables.push_back(l.params);
   tables.push_back(&coll::kSelectionParams);

@@ -1,0 +1,113 @@
+#include <catch2/catch.hpp>
+
+#include "models/runtime/mpi_cuda.hpp"
+#include "sim/run/scenario.hpp"
+#include "sim/run/simulation.hpp"
+#include "tests/support/layer_job.hpp"
+
+using namespace torsim;
+using namespace torsim::test;
+
+namespace {
+
+// Round numbers: kernels take 1 us (one wave, memory at 1 TB/s), copies cross PCIe at 1 GB/s
+// (1 MB in 1 ms), every GPU call 1 us of CPU and 1 us to reach the device.
+gpu::GpuParams round_gpu() {
+  gpu::GpuParams p;
+  p.per_node = 2;
+  p.multiprocessors = 1000;
+  p.threads_per_multiprocessor = 1000;
+  p.memory_bandwidth = 1'000'000'000'000;
+  p.memory_latency = kMicrosecond;
+  p.max_concurrent_kernels = 32;
+  p.hardware_queues = 8;
+  p.launch_cpu = p.launch_latency = p.copy_cpu = p.copy_latency = kMicrosecond;
+  p.sync_latency = p.callback_latency = kMicrosecond;
+  p.pcie_bandwidth = 1'000'000'000;
+  return p;
+}
+
+struct Transfer {
+  Time sent = 0, received = 0;
+};
+
+Task<> send(rt::CudaMpi& mpi, Kernel& k, const gpu::Layout& l, Transfer& t) {
+  co_await mpi.send(0, 1, l);
+  t.sent = k.now();
+}
+Task<> recv(rt::CudaMpi& mpi, Kernel& k, const gpu::Layout& l, Transfer& t) {
+  co_await mpi.recv(1, 0, l);
+  t.received = k.now();
+}
+
+Transfer one_way(rt::GpuDesign design, Bytes bytes, gpu::DeviceCounters* sender = nullptr) {
+  LayerJob j(machine_json(torus_json({2}, {"5GB/s"})), {{"layer", "raw"}}, {{"node_list", {0}}, {"ranks_per_node", 2}});
+  rt::CudaMpi mpi(*j.layer, round_gpu(), {256'000, 250'000, 4}, design);
+  const gpu::Layout layout({{0, bytes}});
+  Transfer t;
+  j.kernel.spawn(send(mpi, j.kernel, layout, t));
+  j.kernel.spawn(recv(mpi, j.kernel, layout, t));
+  j.kernel.run();
+  if (sender) *sender = mpi.device_of(0).counters();
+  CHECK(&mpi.device_of(0) != &mpi.device_of(1));  // the node's two GPUs
+  return t;
+}
+
+Json ddtbench_on_wilkes(const Json& placement) {
+  return {{"machine", "wilkes"},
+          {"placement", placement},
+          {"workload", {{"name", "ddtbench"}, {"test", "WRF_y_sa"}, {"iterations", 1}, {"warmup", 0}}}};
+}
+
+double ms(Time t) { return static_cast<double>(t) / 1e9; }
+
+}  // namespace
+
+TEST_CASE("the baseline packs, then moves the message in pipeline blocks", "[gpu][mpi_cuda]") {
+  gpu::DeviceCounters c;
+  const Transfer t = one_way(rt::GpuDesign::baseline, 1'000'000, &c);
+  CHECK(c.kernels == 1);
+  CHECK(c.copies == 4);  // 1 MB in 256 KB blocks
+  CHECK(c.copied_to_host == 1'000'000);
+  // The copies to the host take 1 ms; the last block's copy to the GPU follows its copy to
+  // the host (0.256 ms), then the unpack: a little over 1.256 ms.
+  CHECK(ms(t.sent) > 1.0);
+  CHECK(ms(t.received) > 1.256);
+  CHECK(ms(t.received) < 1.3);
+}
+
+TEST_CASE("the overlapped design pipelines chunks and never blocks on the GPU", "[gpu][mpi_cuda]") {
+  gpu::DeviceCounters c;
+  const Transfer t = one_way(rt::GpuDesign::overlap, 1'000'000, &c);
+  CHECK(c.kernels == 4);  // a pack per chunk of 250 KB
+  CHECK(c.callbacks == 4);
+  CHECK(ms(t.received) > 1.25);  // the last chunk's copy to the GPU follows the others'
+  CHECK(ms(t.received) < 1.3);
+  // A single chunk: no pipelining at all, both copies in turn.
+  const Transfer single = one_way(rt::GpuDesign::overlap, 200'000);
+  CHECK(ms(single.received) > 0.4);
+}
+
+TEST_CASE("for a small message the overlapped design saves the blocking synchronisations", "[gpu][mpi_cuda]") {
+  const Transfer base = one_way(rt::GpuDesign::baseline, 1000);
+  const Transfer overlap = one_way(rt::GpuDesign::overlap, 1000);
+  CHECK(overlap.received < base.received);
+}
+
+TEST_CASE("the DDTBench ping-pong times every parameter set between a node's two GPUs", "[gpu][mpi_cuda]") {
+  const Json one_node{{"node_list", {0}}, {"ranks_per_node", 2}};
+  const PointResult r = Simulation(Scenario(ddtbench_on_wilkes(one_node), "test").doc(), Where("test"), 1).run();
+  CHECK(r.blocked_processes == 0);
+  const Series* latency = nullptr;
+  for (const auto& s : r.output.series)
+    if (s.name == "latency") latency = &s;
+  REQUIRE(latency != nullptr);
+  REQUIRE(latency->rows.size() == 5);  // process grids 8x8 .. 2x2
+  CHECK(latency->rows.front()[0] == 43428);
+  CHECK(latency->rows.back()[0] == 90804);
+  for (std::size_t i = 1; i < latency->rows.size(); ++i) CHECK(latency->rows[i][1] > latency->rows[i - 1][1]);
+  // Two nodes: not the intra-node path.
+  const Json two_nodes{{"node_list", {0, 1}}, {"ranks_per_node", 1}};
+  CHECK_THROWS_AS(Simulation(Scenario(ddtbench_on_wilkes(two_nodes), "test").doc(), Where("test"), 1).run(),
+                  InputError);
+}
