@@ -28,9 +28,11 @@ const char* kUsage =
     "  torsim validate [--only C1,C2] [--report DIR] [--quick] [--no-plots] [--check-status FILE]\n"
     "                  [--record-status FILE]\n"
     "      run the claims' scenarios, print claim | paper | simulated | tolerance | status, write the report\n"
-    "  torsim bench [--quick] [--simgrid] [--json FILE]\n"
+    "  torsim bench [--quick] [--simgrid] [--nqueens] [--markdown] [--json FILE]\n"
     "      speed: kernel events/s, random 4 KiB messages/s on a 16x16x16 torus, bytes per idle rank;\n"
-    "      --simgrid: the same scenarios on the packet model and the SimGrid backend, side by side\n";
+    "      --simgrid: the same scenarios on the packet model and the SimGrid backend, side by side;\n"
+    "      --nqueens: N-Queens at 15,360 cores on both Charm++ layers; --markdown: the figures as rows\n"
+    "      of docs/performance.md's tables\n";
 
 struct Options {
   std::vector<std::string> positional;
@@ -69,15 +71,16 @@ std::string single_file(const Options& o, const char* command) {
 
 std::string output_dir(const Scenario& scenario, const Options& o) {
   if (!o.out.empty()) return o.out;
-  ParamReader output(scenario.doc().value("output", Json::object()), Where(scenario.file()) / "output", kOutputParams);
+  const Json spec = scenario.doc().value("output", Json::object());  // the reader keeps a reference
+  ParamReader output(spec, Where(scenario.file()) / "output", kOutputParams);
   return output.text("dir").empty() ? "results/" + scenario.name() : output.text("dir");
 }
 
 int command_run(const std::vector<std::string>& args) {
   const Options o = parse_options(args);
   const Scenario scenario(single_file(o, "run"), o.sets);
-  const ParamReader output(scenario.doc().value("output", Json::object()), Where(scenario.file()) / "output",
-                           kOutputParams);
+  const Json output_spec = scenario.doc().value("output", Json::object());  // the reader keeps a reference
+  const ParamReader output(output_spec, Where(scenario.file()) / "output", kOutputParams);
   const std::string dir = output_dir(scenario, o);
   Progress progress(!o.quiet);
   auto run = run_scenario(scenario, [&](std::size_t i, std::size_t n, const Kernel& k) { progress.update(i, n, k); });
@@ -105,8 +108,13 @@ Machine load_machine_for_describe(const std::string& what) {
     }
     return parse_machine(doc, Where(what));
   }
-  const std::string path = preset_path(what, Where("command line", "describe " + what));
-  return parse_machine(read_json_file(path), Where(path));
+  const ExpandedPreset preset = load_preset(what, Where("command line", "describe " + what));
+  try {
+    return parse_machine(preset.machine, Where(preset.layers.front().first));
+  } catch (const InputError& e) {
+    if (e.file() != preset.layers.front().first) throw;
+    throw InputError(preset.file_of(e.path()), e.path(), e.message());
+  }
 }
 
 Json route_json(const Machine& m, topo::NodeId src, topo::NodeId dst) {

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/input_error.hpp"
 #include "validation/validate.hpp"
 
 using namespace torsim;
@@ -124,13 +125,9 @@ TEST_CASE("a bad registry entry is rejected with its path", "[validation]") {
   const auto path = std::filesystem::temp_directory_path() / "torsim-bad-claims.json";
   std::ofstream(path) << R"({"claims": [{"id": "X", "paper": {}, "source": "s", "machine": "m", "quantity": "q",
                              "paper_value": "v", "checks": [{"rule": "gain_at", "why": "w"}]}]})";
-  try {
-    load_claims(path.string());
-    FAIL("expected an InputError");
-  } catch (const InputError& e) {
-    CHECK(e.path() == "/claims/0/paper");
-    CHECK_THAT(e.message(), Catch::Contains("missing required key 'title'"));
-  }
+  const InputError e = test::input_error_of([&] { load_claims(path.string()); });
+  CHECK(e.path() == "/claims/0/paper");
+  CHECK_THAT(e.message(), Catch::Contains("missing required key 'title'"));
   std::filesystem::remove(path);
 }
 
