@@ -3,6 +3,7 @@
 #include "models/runtime/charm.hpp"
 #include "sim/run/scenario.hpp"
 #include "sim/run/simulation.hpp"
+#include "tests/support/layer_job.hpp"
 
 using namespace torsim;
 using rt::Comm;
@@ -161,26 +162,14 @@ namespace {
 
 // A Hopper job with the given layer and nodes (one rank each unless told otherwise), for tests
 // that drive the layer with their own processes.
-struct HopperJob {
-  Kernel kernel;
-  Machine machine;
-  std::unique_ptr<net::NetworkModel> network;
-  std::unique_ptr<rt::Job> job;
-  std::unique_ptr<rt::MessagingLayer> layer;
-
+struct HopperJob : test::LayerJob {
   HopperJob(const std::string& layer_name, const Json& placement, const Json& machine_overrides = Json::object())
-      : machine(parse_machine(hopper_machine(machine_overrides), Where("test") / "machine")) {
-    network = net::make_network_model(Json::object(), Where("test"), kernel, machine);
-    job = std::make_unique<rt::Job>(rt::Job{kernel, machine, *network, rt::parse_placement(placement, Where("test"), machine), 1});
-    layer = rt::make_messaging_layer(Json{{"layer", layer_name}}, Where("test"), *job);
-  }
-  ~HopperJob() { kernel.shutdown(); }
+      : LayerJob(hopper_machine(machine_overrides), Json{{"layer", layer_name}}, placement) {}
   static Json hopper_machine(const Json& overrides) {
     Json machine = overrides;
     machine["preset"] = "hopper";
     return Scenario(Json{{"machine", machine}, {"workload", {{"name", "pingpong"}}}}, "test").doc()["machine"];
   }
-  Comm comm(rt::Rank r) { return Comm(*layer, r); }
   template <class T>
   T& as() { return dynamic_cast<T&>(*layer); }
 };
