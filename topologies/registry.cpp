@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "topologies/fat_tree.hpp"
 #include "topologies/switched.hpp"
 #include "topologies/torus.hpp"
 
@@ -16,7 +17,8 @@ const std::vector<Factory>& factories() {
   static const std::vector<Factory> list{
       {{"torus", "n-dimensional torus, per-dimension size, bandwidth, latency, multiplicity", &kTorusParams}, make_torus},
       {{"mesh", "n-dimensional mesh: a torus without wrap-around links by default", &kMeshParams}, make_torus},
-      {{"fat_tree", "two-level leaf/spine fat tree with oversubscription and 1 or 2 rails", &kFatTreeParams},
+      {{"fat_tree", "fat tree of crossbars, two or three levels, 1 or 2 rails, subnet-manager routing",
+        &kFatTreeParams},
        make_fat_tree},
       {{"crossbar", "a single switch", &kCrossbarParams}, make_crossbar},
   };
@@ -30,6 +32,7 @@ const std::vector<TopologyEntry>& topology_types() {
     std::vector<TopologyEntry> out;
     for (const auto& f : factories()) out.push_back(f.entry);
     out.push_back({"torus dims", "one dimension of a torus or mesh", &kTorusDimParams});
+    out.push_back({"fat_tree levels", "one switch level of a fat tree", &kFatTreeLevelParams});
     return out;
   }();
   return entries;

@@ -86,6 +86,11 @@ class Topology {
   /// The deterministic route: injection link, network links, ejection link. Empty when
   /// src == dst (the intra-node path is not in the graph). Appends to `out` after clearing it.
   virtual void route(NodeId src, NodeId dst, std::vector<LinkId>& out) const = 0;
+  /// The route on a given rail (a multi-rail fabric's HCA chosen by the caller); topologies
+  /// with one rail ignore `rail`.
+  virtual void route_on_rail(NodeId src, NodeId dst, int /*rail*/, std::vector<LinkId>& out) const {
+    route(src, dst, out);
+  }
   /// Candidate next network links from router `at` towards router `dst` under the topology's
   /// routing: one for deterministic routing, every minimal productive link for adaptive.
   /// Empty when at == dst.

@@ -14,6 +14,7 @@ extern const WorkloadEntry kTrafficWorkload;
 extern const WorkloadEntry kNQueensWorkload;
 extern const WorkloadEntry kNamdWorkload;
 extern const WorkloadEntry kCollectiveWorkload;
+extern const WorkloadEntry kBisectionWorkload;
 
 /// With "pairs": "all", rank i pairs with rank i + n/2: the job needs an even number of ranks.
 inline void check_pairs(const rt::Job& job, const Where& where) {

@@ -13,7 +13,7 @@ void Workload::check(const rt::Job& job, const Where& where) const {
 const std::vector<WorkloadEntry>& workloads() {
   static const std::vector<WorkloadEntry> entries{kPingPongWorkload, kBandwidthWorkload, kMessageRateWorkload,
                                                   kFloodWorkload, kTrafficWorkload, kNQueensWorkload,
-                                                  kNamdWorkload, kCollectiveWorkload};
+                                                  kNamdWorkload, kCollectiveWorkload, kBisectionWorkload};
   return entries;
 }
 

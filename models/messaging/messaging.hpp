@@ -338,6 +338,9 @@ struct MessagingLayerEntry {
   /// Builds the layer from its parameters (the machine's runtimes.<name> merged with the
   /// scenario's overrides).
   std::unique_ptr<MessagingLayer> (*make)(const ParamReader&, Job&);
+  /// The NIC model (machine.nic.model) this implementation of the name is for, when one name
+  /// has an implementation per NIC ("mpi": Cray MPICH on gemini, MVAPICH2 on infiniband).
+  std::string_view nic = {};
 };
 const std::vector<MessagingLayerEntry>& messaging_layers();
 

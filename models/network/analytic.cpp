@@ -27,7 +27,8 @@ void AnalyticModel::start(const TransferRequest& request) {
   const Bytes wire = (request.format ? *request.format : machine_.packet).wire_bytes(request.bytes);
   counters_.wire_bytes += wire;
   ++counters_.trains;
-  topology_.route(request.src, request.dst, route_);
+  if (request.rail >= 0) topology_.route_on_rail(request.src, request.dst, request.rail, route_);
+  else topology_.route(request.src, request.dst, route_);
   Time latency = machine_.node.nic_latency;
   Rate bottleneck = INT64_MAX;
   for (LinkId l : route_) {

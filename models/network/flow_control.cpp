@@ -75,7 +75,7 @@ void CreditModel::start(const TransferRequest& request) {
                                   machine_.router.injection_buffer > 0 ? machine_.router.injection_buffer : kUnbounded);
   const Bytes packets = std::max<Bytes>(1, smallest / 2 / (format.payload + format.header));
   m.unit_payload = whole_packets(format, std::min(train_bytes_, packets * format.payload));
-  take_route(request.src, request.dst, m.route);
+  take_route(request, m.route);
   m.bottleneck = bottleneck_of(m.route);
   send_next_unit(index);
 }
@@ -138,11 +138,12 @@ CreditModel::Option CreditModel::option(const Unit& u, LinkId link, bool adaptiv
 
 void CreditModel::options_for(const Unit& u) {
   options_.clear();
-  const NodeId dst = adaptive_ ? messages_[u.message].request.dst : 0;
-  const topo::RouterId destination = adaptive_ ? topology_.router_of(dst) : 0;
+  // The router the route's ejection link leaves from, and that link: on the message's rail.
+  const LinkId ejection = adaptive_ ? messages_[u.message].route.back() : topo::kNoLink;
+  const topo::RouterId destination = adaptive_ ? topology_.link(ejection).from : 0;
   const bool at_destination = adaptive_ && u.link >= 0 && topology_.link(u.link).to == destination;
   if (!adaptive_ || u.link < 0 || at_destination) {
-    const LinkId next = at_destination ? topology_.ejection_link(dst) : u.route[u.next];
+    const LinkId next = at_destination ? ejection : u.route[u.next];
     if (!has_lanes_) return options_.push_back(option(u, next, false));
     lanes_.clear();
     add_lanes(next, lanes_);
@@ -213,10 +214,19 @@ void CreditModel::try_forward(std::uint32_t ui) {
     return book(ui, out, start);
   }
   options_for(u);
-  const Time tail = std::max(u.tail, in ? in->last_end : 0);
+  const Choice best = first_to_finish(ui, earliest, std::max(u.tail, in ? in->last_end : 0));
+  if (best.option == options_.size())
+    return wait_for(ui, buffer_index(options_.front().link, options_.front().vc));
+  stop_waiting(u);
+  book(ui, options_[best.option], best.start);
+}
+
+// Among the ways out with credit, the one on which the unit's tail would leave first.
+CreditModel::Choice CreditModel::first_to_finish(std::uint32_t ui, Time earliest, Time tail) {
+  const Unit& u = units_[ui];
   TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, u.bottleneck);
-  std::size_t best = options_.size();
-  Time best_start = 0, best_end = kNever;
+  Choice best{options_.size(), 0};
+  Time best_end = kNever;
   for (std::size_t i = 0; i < options_.size(); ++i) {
     const Time start = may_start(ui, options_[i], earliest);
     if (start == kUnknown) continue;
@@ -225,14 +235,11 @@ void CreditModel::try_forward(std::uint32_t ui) {
     const Time duration = serialisation(timeline.tag(), shape);
     const Time end = timeline.plan(std::max(start, tail - duration), duration).end;
     if (end < best_end) {
-      best = i;
-      best_start = start;
+      best = {i, start};
       best_end = end;
     }
   }
-  if (best == options_.size()) return wait_for(ui, buffer_index(options_.front().link, options_.front().vc));
-  stop_waiting(u);
-  book(ui, options_[best], best_start);
+  return best;
 }
 
 Time CreditModel::may_start(std::uint32_t ui, const Option& out, Time earliest) {
@@ -324,14 +331,17 @@ void CreditModel::deliver(std::uint32_t ui, Time at) {
   messages_.release(mi);
 }
 
+// A deadlock with one channel per ring is what the configuration asked for (an input error,
+// naming it); with the dateline pair it would be a fault of the model.
 void CreditModel::drive(Kernel& kernel) {
   kernel.run();
   if (kernel.stopped() || units_.in_use() == 0) return;
-  throw std::runtime_error("network deadlock: " + std::to_string(units_.in_use()) +
+  const std::string what = "network deadlock: " + std::to_string(units_.in_use()) +
                            " packet units are stuck in router buffers at t = " +
                            std::to_string(to_microseconds(kernel.now())) +
-                           " us (each waits for credit that a unit in the cycle holds; machine.router."
-                           "deadlock_avoidance is " + (dateline_ ? "dateline" : "none") + ")");
+                           " us, each waiting for credit that another unit of the cycle holds";
+  if (!dateline_) (machine_.where / "router" / "deadlock_avoidance").fail(what + " (no dateline channels)");
+  throw std::logic_error(what + " despite the dateline channels");
 }
 
 }  // namespace torsim::net

@@ -129,6 +129,12 @@ class CreditModel final : public PacketModelBase {
   }
   /// The credit check for one way out: the time the unit may start on it, or kUnknown.
   Time may_start(std::uint32_t unit_index, const Option& out, Time earliest);
+  /// An index into options_ (options_.size(): none has credit) and when the unit may start there.
+  struct Choice {
+    std::size_t option;
+    Time start;
+  };
+  Choice first_to_finish(std::uint32_t unit_index, Time earliest, Time tail);
 
   std::vector<std::uint8_t> link_class_;
   std::uint32_t vcs_ = 1;         // virtual channels per buffer index

@@ -24,6 +24,7 @@ struct TransferRequest {
   Callback on_injected;   // local completion: the last byte has left the source (optional)
   Callback on_delivered;  // remote completion: the last byte is at the destination
   const PacketFormat* format = nullptr;  // null: the machine's packet format
+  std::int8_t rail = -1;  // the rail (HCA) to take on a multi-rail fabric; -1: the topology's choice
 };
 
 struct NetworkCounters {

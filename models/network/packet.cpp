@@ -57,18 +57,22 @@ void PacketModel::start(const TransferRequest& request) {
   m.request = request;
   m.next_offset = 0;
   m.latest_delivery = 0;
-  take_route(request.src, request.dst, m.route);
+  take_route(request, m.route);
   m.bottleneck = bottleneck_of(m.route);
   send_next_train(index);
 }
 
-void PacketModelBase::take_route(NodeId src, NodeId dst, std::vector<LinkId>& out) {
-  if (ExpectedRoute* e = find_expected(src, dst)) {
+void PacketModelBase::take_route(const TransferRequest& request, std::vector<LinkId>& out) {
+  if (request.rail >= 0) {  // the caller's rail (an HCA of a multi-rail fabric)
+    topology_.route_on_rail(request.src, request.dst, request.rail, out);
+    return prefetch_route(out);
+  }
+  if (ExpectedRoute* e = find_expected(request.src, request.dst)) {
     out.swap(e->route);  // the slot keeps the message's old vector, and its capacity
     e->src = e->dst = -1;
     return;
   }
-  topology_.route(src, dst, out);
+  topology_.route(request.src, request.dst, out);
   prefetch_route(out);
 }
 
@@ -168,8 +172,9 @@ void PacketModel::book_lanes(LinkId link, Train& train) {
 // Minimal adaptive routing: at each router the train takes, among every productive link and
 // lane, the one with the earliest window.
 void PacketModel::book_adaptive_hops(Message& m, Train& train) {
-  const topo::RouterId destination = topology_.router_of(m.request.dst);
-  topo::RouterId at = topology_.router_of(m.request.src);
+  // The routers the route's injection and ejection links meet: on the message's rail.
+  const topo::RouterId destination = topology_.link(m.route.back()).from;
+  topo::RouterId at = topology_.link(m.route.front()).to;
   while (at != destination) {
     topology_.next_hops(at, destination, next_hops_);
     candidates_.clear();

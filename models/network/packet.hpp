@@ -64,7 +64,7 @@ class PacketModelBase : public NetworkModel {
   void prefetch_route(const std::vector<LinkId>& route) const;
   /// The deterministic route from src to dst into `out`: the one computed ahead on a hint, or
   /// computed now with its timelines asked for.
-  void take_route(NodeId src, NodeId dst, std::vector<LinkId>& out);
+  void take_route(const TransferRequest& request, std::vector<LinkId>& out);
   /// The slowest link of a route (from the compact tag array, not the timelines: the booking
   /// can start on the first link's timeline while the others are still on their way).
   Rate bottleneck_of(const std::vector<LinkId>& route) const;

@@ -84,45 +84,7 @@ MpiParams parse_mpi(const ParamReader& r) {
 
 // ---- Shared
 
-GeminiLayer::GeminiLayer(Job& job, const nic::GeminiParams& nic) : MessagingLayer(job), nic_(*this, nic) {}
-
-namespace {
-constexpr std::uint32_t kCompleted = UINT32_MAX;
-}
-
-Task<Request> GeminiLayer::start(Message m) {
-  m.send_request = requests_.allocate();
-  Request request(&requests_, m.send_request);
-  if (const CpuCharge overhead = send_overhead(m); overhead.total() > 0) co_await on_cpu(m.envelope.src, overhead);
-  if (sends_complete_at_post()) complete_send(m);
-  kernel().spawn(protocol(m));
-  co_return request;
-}
-
-void GeminiLayer::complete_send(Message& m) {
-  if (m.send_request == kCompleted) return;
-  requests_.complete(m.send_request);
-  m.send_request = kCompleted;
-}
-
-Task<Request> GeminiLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
-  return start({{self, dst, tag, size, word}, false, 0, 0});
-}
-
-Task<Request> GeminiLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
-                                    Tag tag) {
-  return start({{self, dst, tag, size, word}, true, handler, 0});
-}
-
-void GeminiLayer::arrive(const Message& m) {
-  if (m.active_message) deliver_am(m.handler, m.envelope);
-  else deliver(m.envelope);
-}
-
-void GeminiLayer::complete_receive(const Message& m, std::uint32_t receive_request) {
-  if (m.active_message) deliver_am(m.handler, m.envelope);
-  else requests_.complete(receive_request, m.envelope);
-}
+GeminiLayer::GeminiLayer(Job& job, const nic::GeminiParams& nic) : ProtocolLayer(job), nic_(*this, nic) {}
 
 // The polling loop runs back-to-back passes from the moment the core went idle; an arrival is
 // seen at the end of the pass it lands in.

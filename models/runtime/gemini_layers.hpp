@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "models/nic/gemini.hpp"
+#include "models/runtime/protocol_layer.hpp"
 
 namespace torsim::rt {
 
@@ -47,14 +48,11 @@ struct Park {
   void await_resume() const noexcept {}
 };
 
-/// Shared by the Gemini layers: the NIC, sends whose protocol runs as its own process, and the
-/// polling loop through which a rank notices what arrives.
-class GeminiLayer : public MessagingLayer {
+/// Shared by the Gemini layers: the NIC, and the polling loop through which a rank notices
+/// what arrives.
+class GeminiLayer : public ProtocolLayer {
  public:
   GeminiLayer(Job& job, const nic::GeminiParams& nic);
-  Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;
-  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
-                         Tag tag) override;
   nic::GeminiNic& nic() { return nic_; }
   /// How long after now an idle rank's polling loop next looks at the network: its loop runs
   /// passes of poll_period() from the moment its core went idle. Zero when the core is busy
@@ -62,42 +60,17 @@ class GeminiLayer : public MessagingLayer {
   Time notice_delay(Rank r) const;
 
  protected:
-  struct Message {
-    Envelope envelope;
-    bool active_message = false;
-    HandlerId handler = 0;
-    std::uint32_t send_request = 0;
-  };
-  /// Software cost on the sender's core before the protocol starts.
-  virtual CpuCharge send_overhead(const Message& m) = 0;
-  /// A runtime that owns messages once sent (Charm++) completes sends at once; MPI completes
-  /// them when the buffer may be reused.
-  virtual bool sends_complete_at_post() const { return false; }
-  /// Completes the send's request, once (protocols call it where MPI would).
-  void complete_send(Message& m);
-  /// The protocol moving one message; completes `m.send_request` and delivers the message.
-  virtual Task<> protocol(Message m) = 0;
-  /// Hands an arrived message to the matching engine or the active-message queue.
-  void arrive(const Message& m);
-  /// Completes the receive of a rendezvous message once its data is in.
-  void complete_receive(const Message& m, std::uint32_t receive_request);
   /// One pass of an idle rank's polling loop.
   virtual Time poll_period(Rank) const { return nic_.params().cq_poll_cpu; }
   /// Resumes when rank r notices an arrival (see notice_delay).
   Task<> notice(Rank r);
   /// Called when an arrival finds rank r idle: its polling loop has been running passes.
   virtual void idle_passes(Rank) {}
-  Time copy_time(Bytes bytes) const { return transfer_time(bytes, job_.machine.node.memcpy_bandwidth); }
   nic::Engine engine_for(Bytes bytes, Bytes threshold) const {
     return bytes < threshold ? nic::Engine::fma : nic::Engine::bte;
   }
-  /// Buffer identity for the registration cache: a benchmark reuses one buffer per size.
-  static std::uint64_t user_buffer(Bytes size) { return static_cast<std::uint64_t>(size); }
 
   nic::GeminiNic nic_;
-
- private:
-  Task<Request> start(Message m);
 };
 
 class UgniLayer final : public GeminiLayer {

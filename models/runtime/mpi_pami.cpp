@@ -84,7 +84,7 @@ Time MpiPamiLayer::receive_time(Bytes size) const {
 
 // The calibrated send time covers the PAMI call it makes (Send_immediate, Send, or the
 // rendezvous envelope's Send_immediate); pinning the buffer for a rendezvous comes on top.
-CpuCharge MpiPamiLayer::send_overhead(const Message& m) const {
+CpuCharge MpiPamiLayer::send_overhead(const Message& m) {
   const Bytes size = m.envelope.size;
   const bool rendezvous = size > p_.eager_limit;
   const CpuCharge pami = call_cost(rendezvous ? p_.envelope : wire_size(m));

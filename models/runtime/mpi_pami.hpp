@@ -50,7 +50,7 @@ class MpiPamiLayer final : public PamiLayer {
   Time receive_time(Bytes size) const;
 
  private:
-  CpuCharge send_overhead(const Message& m) const override;
+  CpuCharge send_overhead(const Message& m) override;
   Task<> protocol(Message m) override;
   Bytes wire_size(const Message& m) const override { return p_.header + m.envelope.size; }
   /// MPI's receive work once PAMI has dispatched `wire` bytes of a message of `size`: its

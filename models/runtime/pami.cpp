@@ -51,7 +51,7 @@ PamiParams parse_pami(const ParamReader& r) {
 }
 
 PamiLayer::PamiLayer(Job& job, const nic::MuParams& mu, const PamiParams& params)
-    : MessagingLayer(job), mu_(*this, mu), class_route_(*this), pami_(params) {}
+    : ProtocolLayer(job), mu_(*this, mu), class_route_(*this), pami_(params) {}
 
 // ---- Sends
 
@@ -63,39 +63,11 @@ CpuCharge PamiLayer::call_cost(Bytes wire) const {
       .add(CpuUse::copy, packed ? copy_time(wire) : 0);
 }
 
-CpuCharge PamiLayer::send_overhead(const Message& m) const { return call_cost(wire_size(m)); }
+CpuCharge PamiLayer::send_overhead(const Message& m) { return call_cost(wire_size(m)); }
 
 Task<> PamiLayer::protocol(Message m) {
   const Bytes wire = wire_size(m);
   return eager(m, immediate(wire), {});
-}
-
-Task<Request> PamiLayer::start(Message m) {
-  m.send_request = requests_.allocate();
-  Request request(&requests_, m.send_request);
-  co_await on_cpu(m.envelope.src, send_overhead(m));
-  kernel().spawn(protocol(m));
-  co_return request;
-}
-
-Task<Request> PamiLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
-  return start({{self, dst, tag, size, word}, false, 0, 0});
-}
-
-Task<Request> PamiLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) {
-  return start({{self, dst, tag, size, word}, true, handler, 0});
-}
-
-void PamiLayer::complete_send(const Message& m) { requests_.complete(m.send_request); }
-
-void PamiLayer::arrive(const Message& m) {
-  if (m.active_message) deliver_am(m.handler, m.envelope);
-  else deliver(m.envelope);
-}
-
-void PamiLayer::complete_receive(const Message& m, std::uint32_t receive_request) {
-  if (m.active_message) deliver_am(m.handler, m.envelope);
-  else requests_.complete(receive_request, m.envelope);
 }
 
 // Send_immediate's request is done when the call returns; Send's when the sender's advance

@@ -16,6 +16,7 @@
 #include "models/collectives/collectives.hpp"
 #include "models/nic/bgq_classroute.hpp"
 #include "models/nic/bgq_mu.hpp"
+#include "models/runtime/protocol_layer.hpp"
 
 namespace torsim::rt {
 
@@ -35,13 +36,10 @@ struct PamiParams {
 };
 PamiParams parse_pami(const ParamReader& r);
 
-class PamiLayer : public MessagingLayer {
+class PamiLayer : public ProtocolLayer {
  public:
   PamiLayer(Job& job, const nic::MuParams& mu, const PamiParams& params);
   std::string_view name() const override { return "pami"; }
-  Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;
-  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
-                         Tag tag) override;
   /// PAMI_Rput with remote completion; PAMI_Rget. Memory regions exist beforehand.
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
@@ -51,16 +49,10 @@ class PamiLayer : public MessagingLayer {
   const PamiParams& pami() const { return pami_; }
 
  protected:
-  struct Message {
-    Envelope envelope;
-    bool active_message = false;
-    HandlerId handler = 0;
-    std::uint32_t send_request = 0;
-  };
-  /// The caller's core time before isend returns.
-  virtual CpuCharge send_overhead(const Message& m) const;
+  /// The caller's core time before isend returns: the PAMI call.
+  CpuCharge send_overhead(const Message& m) override;
   /// Moves the message and completes its requests.
-  virtual Task<> protocol(Message m);
+  Task<> protocol(Message m) override;
   /// Header and data a message puts on the wire.
   virtual Bytes wire_size(const Message& m) const { return pami_.header + m.envelope.size; }
   bool immediate(Bytes wire) const { return wire <= pami_.immediate_max; }
@@ -76,18 +68,12 @@ class PamiLayer : public MessagingLayer {
   Task<> transfer(Rank src, Rank dst, Bytes wire, Trigger* injected, CpuCharge handler);
   /// An eager message: PAMI_Send or Send_immediate, then the handler and the delivery.
   Task<> eager(Message m, bool immediate, CpuCharge handler);
-  void complete_send(const Message& m);
-  /// Hands an arrived message to the matching engine or the active-message queue.
-  void arrive(const Message& m);
-  void complete_receive(const Message& m, std::uint32_t receive_request);
-  Time copy_time(Bytes bytes) const { return transfer_time(bytes, job_.machine.node.memcpy_bandwidth); }
 
   nic::MessageUnit mu_;
   nic::ClassRoute class_route_;
   PamiParams pami_;
 
  private:
-  Task<Request> start(Message m);
   Task<> inject(Rank src, Rank dst, Bytes wire, Trigger* started, Trigger* arrived, Trigger* injected);
   Task<> complete_locally(Message m, Trigger& injected);
 };

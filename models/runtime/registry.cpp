@@ -2,6 +2,7 @@
 
 #include "models/collectives/collectives.hpp"
 #include "models/runtime/charm.hpp"
+#include "models/runtime/infiniband_layers.hpp"
 #include "models/runtime/mpi_pami.hpp"
 #include "models/runtime/raw.hpp"
 #include "sim/config/json_merge.hpp"
@@ -14,8 +15,26 @@ std::unique_ptr<MessagingLayer> make_raw(const ParamReader&, Job& job) { return 
 
 std::string layer_names() {
   std::string out;
-  for (const auto& e : messaging_layers()) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  std::string_view last;
+  for (const auto& e : messaging_layers())
+    if (e.name != last) out += (out.empty() ? "" : ", ") + std::string(last = e.name);
   return out;
+}
+
+// A name with one implementation per NIC resolves by the machine's NIC model.
+const MessagingLayerEntry& find_layer(const std::string& name, const Machine& machine, const Where& where) {
+  const std::string nic = machine.nic.value("model", std::string());
+  const MessagingLayerEntry* found = nullptr;
+  std::string nics;
+  for (const auto& e : messaging_layers()) {
+    if (e.name != name) continue;
+    if (e.nic.empty() || e.nic == nic) return e;
+    found = &e;
+    nics += (nics.empty() ? "" : ", ") + std::string(e.nic);
+  }
+  if (!found) (where / "layer").fail("unknown messaging layer '" + name + "'; valid values are: " + layer_names());
+  (where / "layer").fail("messaging layer '" + name + "' runs on machines whose NIC is " + nics + "; machine '" +
+                         machine.name + "' has " + (nic.empty() ? "no NIC model" : "'" + nic + "'"));
 }
 
 }  // namespace
@@ -24,7 +43,11 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
   static const std::vector<MessagingLayerEntry> entries{
       {"raw", "NIC-level put/send with no software overhead", &kRawLayerParams, make_raw},
       {"ugni", "Cray Gemini uGNI level: SMSG, FMA and BTE", &kUgniLayerParams, make_ugni_layer},
-      {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kMpiLayerParams, make_mpi_layer},
+      {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kMpiLayerParams, make_mpi_layer, "gemini"},
+      {"mpi", "MPI over verbs (MVAPICH2 protocols) on InfiniBand", &kIbMpiLayerParams, make_ib_mpi_layer,
+       "infiniband"},
+      {"verbs", "InfiniBand verbs: send/receive into posted buffers, RDMA write and read", &kVerbsLayerParams,
+       make_verbs_layer},
       {"charm_mpi", "Charm++ over its MPI machine layer on Gemini", &kCharmMpiParams, make_charm_mpi_layer},
       {"charm_ugni", "Charm++ over its uGNI machine layer on Gemini", &kCharmUgniParams, make_charm_ugni_layer},
       {"pami", "PAMI on the Blue Gene/Q message unit", &kPamiLayerParams, make_pami_layer},
@@ -38,10 +61,7 @@ std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Whe
   if (spec.contains("layer") && !spec["layer"].is_string())
     (where / "layer").fail("expected a layer name string, got " + preview(spec["layer"]));
   const std::string name = spec.value("layer", std::string("raw"));
-  const auto& entries = messaging_layers();
-  auto entry = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
-  if (entry == entries.end())
-    (where / "layer").fail("unknown messaging layer '" + name + "'; valid values are: " + layer_names());
+  const MessagingLayerEntry& entry = find_layer(name, job.machine, where);
   // The machine's calibrated parameters for this layer, overridden by the scenario's.
   const Machine& machine = job.machine;
   const Json calibrated = machine.runtimes.value(name, Json::object());
@@ -51,8 +71,8 @@ std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Whe
     // "collectives" selects the algorithms (models/collectives); a layer whose own table
     // declares it reads it itself, for its native collectives.
     Json layer_spec = merged;
-    if (!entry->params->find("collectives")) layer_spec.erase("collectives");
-    auto layer = entry->make(ParamReader(layer_spec, where, *entry->params), job);
+    if (!entry.params->find("collectives")) layer_spec.erase("collectives");
+    auto layer = entry.make(ParamReader(layer_spec, where, *entry.params), job);
     if (!layer->has_collectives())
       layer->set_collectives(coll::make_algorithms(merged.value("collectives", Json::object()), where / "collectives",
                                                    job.size()));

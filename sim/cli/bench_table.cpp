@@ -49,17 +49,33 @@ void kernel_row(const Json& k, const std::string& command, std::ostream& out) {
       command);
 }
 
+// Every run's rate in millions: "0.238, 0.236, 0.223".
+std::string run_rates(const Json& model) {
+  std::string runs;
+  for (const auto& rate : model["runs_messages_per_s"]) runs += (runs.empty() ? "" : ", ") + millions(rate);
+  return runs;
+}
+
 void random_traffic_row(const Json& m, const std::string& command, std::ostream& out) {
   const Json& packet = m["packet"];
-  std::string runs;
-  for (const auto& rate : packet["runs_messages_per_s"]) runs += (runs.empty() ? "" : ", ") + millions(rate);
   row(out,
       "random 4 KiB messages/s, 16x16x16 torus, packet model (" + count(packet["messages"]) +
           " messages, 4 in flight per node; median of " + std::to_string(packet["runs_messages_per_s"].size()) +
           " runs)",
-      ">= 1 M/s", "**" + millions(packet["messages_per_s"]) + " M/s** (runs " + runs + "; " + core_share(packet) + ")",
+      ">= 1 M/s",
+      "**" + millions(packet["messages_per_s"]) + " M/s** (runs " + run_rates(packet) + "; " + core_share(packet) + ")",
       "analytic model, run alternately: " + millions(m["analytic"]["messages_per_s"]) + " M/s (packet / analytic " +
           readable(m["ratio_packet_to_analytic"]) + ")",
+      command);
+}
+
+// The same traffic with credit flow control, against the packet model without it (same run).
+void credit_traffic_row(const Json& m, const std::string& command, std::ostream& out) {
+  const Json& credit = m["credit"];
+  row(out, "random 4 KiB messages/s, the same traffic on the packet model with credit flow control", ">= 1 M/s",
+      "**" + millions(credit["messages_per_s"]) + " M/s** (runs " + run_rates(credit) + "; " + core_share(credit) + ")",
+      "packet model without flow control, run alternately: " + millions(m["packet"]["messages_per_s"]) +
+          " M/s (credit / packet " + readable(m["ratio_credit_to_packet"]) + ")",
       command);
 }
 
@@ -111,7 +127,10 @@ std::string percent_of_a_core(const Json& core_share) {
 void print_performance_rows(const Json& results, const std::string& command, std::ostream& out) {
   out << "| figure | target | measured | baseline in the same run | command |\n|---|---|---|---|---|\n";
   if (results.contains("kernel")) kernel_row(results["kernel"], command, out);
-  if (results.contains("random_4KiB_16x16x16")) random_traffic_row(results["random_4KiB_16x16x16"], command, out);
+  if (results.contains("random_4KiB_16x16x16")) {
+    random_traffic_row(results["random_4KiB_16x16x16"], command, out);
+    credit_traffic_row(results["random_4KiB_16x16x16"], command, out);
+  }
   if (results.contains("idle_ranks")) idle_ranks_row(results["idle_ranks"], command, out);
   if (results.contains("nqueens")) nqueens_rows(results["nqueens"], command, out);
   if (results.contains("packet_vs_simgrid")) simgrid_rows(results["packet_vs_simgrid"], command, out);

@@ -5,6 +5,7 @@
 #include "models/network/network_model.hpp"
 #include "models/runtime/charm.hpp"
 #include "models/nic/bgq_mu.hpp"
+#include "models/runtime/infiniband_layers.hpp"
 #include "models/machine.hpp"
 #include "sim/run/scenario.hpp"
 
@@ -16,6 +17,8 @@ std::vector<const ParamTable*> all_param_tables() {
   for (const auto& t : topo::topology_types()) tables.push_back(t.params);
   for (const auto& m : net::network_models()) tables.push_back(m.params);
   tables.push_back(&nic::kGeminiParams);
+  tables.push_back(&nic::kInfinibandParams);
+  tables.push_back(&nic::kPcieParams);
   tables.push_back(&nic::kMuParams);
   tables.push_back(&rt::kCharmParams);
   for (const auto& l : rt::messaging_layers()) tables.push_back(l.params);

@@ -210,7 +210,8 @@ class Bench(Scratch):
         self.assertIn("% of a core", proc.stdout)
         # --markdown: one row of docs/performance.md's table per figure, quoting the command.
         rows = [line for line in proc.stdout.splitlines() if line.endswith("| `build/torsim bench --quick` |")]
-        self.assertEqual([row.split(" ")[1] for row in rows], ["kernel", "random", "memory"])
+        self.assertEqual([row.split(" ")[1] for row in rows], ["kernel", "random", "random", "memory"])
+        self.assertIn("credit flow control", rows[2])
         with open(path) as f:
             doc = json.load(f)
         self.assertGreater(doc["kernel"]["events"], 0)

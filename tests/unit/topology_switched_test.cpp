@@ -4,12 +4,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <functional>
+#include <numeric>
 #include <set>
 
+#include "sim/core/random.hpp"
 #include "tests/support/graph_distances.hpp"
 #include "tests/support/input_error.hpp"
+#include "topologies/fat_tree.hpp"
 #include "topologies/switched.hpp"
 #include "topologies/topology.hpp"
 
@@ -121,7 +125,7 @@ void expect_rejected(const Json& spec, const std::string& path, const std::strin
 TEST_CASE("fat tree shape: one uplink per spine, spines = ceil(nodes_per_leaf / oversubscription)", "[topology]") {
   SECTION("4 leaves of 6 nodes at 2:1, two rails") {
     auto t = build(fat_tree_spec(4, 6, 2.0, 2));
-    CHECK(as_fat_tree(*t).shape().spines == 3);
+    CHECK(as_fat_tree(*t).switches_at(2) == 3);
     CHECK(t->rail_count() == 2);
     CHECK(t->node_count() == 24);
     CHECK(t->router_count() == 2 * (4 + 3));
@@ -129,9 +133,9 @@ TEST_CASE("fat tree shape: one uplink per spine, spines = ceil(nodes_per_leaf / 
     CHECK(t->link_count() == 2 * 2 * 4 * 3 + 2 * 2 * 24);
   }
   SECTION("ceil rounds up a fraction and does not round up an exact quotient") {
-    CHECK(as_fat_tree(*build(fat_tree_spec(2, 5, 2.0))).shape().spines == 3);
-    CHECK(as_fat_tree(*build(fat_tree_spec(2, 21, 1.4))).shape().spines == 15);  // 21 / 1.4 is not 15 in doubles
-    CHECK(as_fat_tree(*build(fat_tree_spec(2, 4, 64.0))).shape().spines == 1);
+    CHECK(as_fat_tree(*build(fat_tree_spec(2, 5, 2.0))).switches_at(2) == 3);
+    CHECK(as_fat_tree(*build(fat_tree_spec(2, 21, 1.4))).switches_at(2) == 15);  // 21 / 1.4 is not 15 in doubles
+    CHECK(as_fat_tree(*build(fat_tree_spec(2, 4, 64.0))).switches_at(2) == 1);
   }
   SECTION("each leaf has one uplink to each spine of its rail, and one downlink back") {
     auto t = build(fat_tree_spec(3, 4, 2.0, 2));
@@ -172,7 +176,7 @@ TEST_CASE("fat tree routes are valid, minimal and D-mod-k", "[topology]") {
 TEST_CASE("fat tree rails: (src + dst) % rails, every hop on that rail", "[topology]") {
   auto t = build(fat_tree_spec(3, 4, 2.0, 2));
   const auto& tree = as_fat_tree(*t);
-  const int routers_per_rail = tree.shape().leaves + tree.shape().spines;
+  const int routers_per_rail = tree.leaves() + tree.switches_at(2);
   std::vector<LinkId> route, again;
   std::set<int> rails_used;
   for (NodeId src = 0; src < t->node_count(); ++src)
@@ -210,7 +214,7 @@ TEST_CASE("fat tree switch latency sits on the link entering each switch", "[top
   CHECK(total == 100 * kNanosecond);  // the one leaf
 }
 
-TEST_CASE("fat tree next_hops climbs to a spine and comes down", "[topology]") {
+TEST_CASE("fat tree next_hops climbs to a spine and comes down to a leaf", "[topology]") {
   auto t = build(fat_tree_spec(3, 4, 2.0, 2));  // per rail: leaves 0-2, spines 3-4
   std::vector<LinkId> options;
   t->next_hops(0, 2, options);
@@ -219,13 +223,13 @@ TEST_CASE("fat tree next_hops climbs to a spine and comes down", "[topology]") {
   t->next_hops(t->link(options[0]).to, 2, options);
   REQUIRE(options.size() == 1);
   CHECK(t->link(options[0]).to == 2);
-  t->next_hops(3, 4, options);  // spine to spine: down to a leaf first
+  t->next_hops(4, 1, options);  // from a spine: straight down
   REQUIRE(options.size() == 1);
-  t->next_hops(t->link(options[0]).to, 4, options);
-  CHECK(t->link(options[0]).to == 4);
+  CHECK(t->link(options[0]).to == 1);
   t->next_hops(6, 6, options);
   CHECK(options.empty());
   CHECK_THROWS_AS(t->next_hops(0, 5 + 2, options), std::logic_error);  // rails share no switch
+  CHECK_THROWS_AS(t->next_hops(0, 4, options), std::logic_error);      // towards leaves only
 }
 
 TEST_CASE("fat tree summary matches brute force", "[topology]") {
@@ -260,9 +264,9 @@ TEST_CASE("fat tree bisection: closed form against a maximum flow between the ha
   for (const auto& c : cases) {
     INFO(c.spec.dump());
     auto t = build(c.spec, c.injection, c.ejection);
-    const auto& shape = as_fat_tree(*t).shape();
+    const auto& tree = as_fat_tree(*t);
     const auto first_half = [&](NodeId n) {
-      return shape.leaves > 1 ? n / shape.nodes_per_leaf < shape.leaves / 2 : n < shape.nodes_per_leaf / 2;
+      return tree.leaves() > 1 ? n / tree.nodes_per_leaf() < tree.leaves() / 2 : n < tree.nodes_per_leaf() / 2;
     };
     CHECK(t->summary().bisection_bandwidth == c.expected);
     CHECK(t->summary().bisection_bandwidth == brute_force_bisection(*t, first_half));
@@ -329,4 +333,231 @@ TEST_CASE("impossible switched shapes are rejected with the path and what was ex
   SECTION("a misspelt type") {
     expect_rejected({{"type", "fat-tree"}}, top + "/type", "did you mean 'fat_tree'");
   }
+}
+
+// ---- Fat trees in general (PGFT shapes, three levels, parallel links) and their routing engines
+
+namespace {
+
+Json levels_spec(const std::vector<std::array<int, 3>>& levels, const std::string& routing = "dmodk", int rails = 1) {
+  Json list = Json::array();
+  for (const auto& [children, parents, links] : levels)
+    list.push_back({{"children", children}, {"parents", parents}, {"links_per_parent", links}});
+  return {{"type", "fat_tree"}, {"levels", list},         {"rails", rails},
+          {"link_bandwidth", "5GB/s"}, {"link_latency", "100ns"}, {"routing", routing}};
+}
+
+// Flows per link when every node n sends to destination(n) (on the default rail).
+std::vector<int> link_loads(const topo::Topology& t, const std::function<NodeId(NodeId)>& destination) {
+  std::vector<int> load(static_cast<std::size_t>(t.link_count()), 0);
+  std::vector<LinkId> route;
+  for (NodeId n = 0; n < t.node_count(); ++n) {
+    t.route(n, destination(n), route);
+    for (LinkId l : route) ++load[static_cast<std::size_t>(l)];
+  }
+  return load;
+}
+
+int max_shift_load(const topo::Topology& t) {
+  int worst = 0;
+  const NodeId n = t.node_count();
+  for (NodeId shift = 1; shift < n; ++shift) {
+    const auto load = link_loads(t, [&](NodeId src) { return (src + shift) % n; });
+    worst = std::max(worst, *std::max_element(load.begin(), load.end()));
+  }
+  return worst;
+}
+
+// Hoefler, Schneider, Lumsdaine (Cluster 2008): random bisections (half the nodes paired with
+// the other half, both directions), each flow getting 1/k of the busiest link on its route
+// when k flows share it; the mean over flows and pairings, relative to a lone flow.
+double effective_bisection_estimate(const topo::Topology& t, int pairings, std::uint64_t seed) {
+  Rng rng(seed, 7);
+  std::vector<NodeId> nodes(static_cast<std::size_t>(t.node_count()));
+  std::iota(nodes.begin(), nodes.end(), 0);
+  std::vector<NodeId> partner(nodes.size());
+  const std::size_t half = nodes.size() / 2;
+  double sum = 0;
+  std::vector<LinkId> route;
+  for (int k = 0; k < pairings; ++k) {
+    rng.shuffle(nodes);
+    for (std::size_t i = 0; i < half; ++i) {
+      partner[static_cast<std::size_t>(nodes[i])] = nodes[i + half];
+      partner[static_cast<std::size_t>(nodes[i + half])] = nodes[i];
+    }
+    const auto load = link_loads(t, [&](NodeId n) { return partner[static_cast<std::size_t>(n)]; });
+    for (NodeId n = 0; n < t.node_count(); ++n) {
+      t.route(n, partner[static_cast<std::size_t>(n)], route);
+      int busiest = 0;
+      for (LinkId l : route) busiest = std::max(busiest, load[static_cast<std::size_t>(l)]);
+      sum += 1.0 / busiest;
+    }
+  }
+  return sum / (static_cast<double>(pairings) * t.node_count());
+}
+
+const std::vector<std::vector<std::array<int, 3>>> kShapes{
+    {{4, 2, 2}, {3, 0, 1}},             // two spines, two links to each
+    {{2, 2, 1}, {2, 2, 1}, {3, 0, 1}},  // three levels
+    {{3, 3, 1}, {3, 2, 1}, {2, 0, 1}},  // three levels, 3:2 at the second
+    {{2, 1, 2}, {2, 2, 1}, {2, 0, 1}},  // parallel links below, single above
+};
+
+}  // namespace
+
+TEST_CASE("fat tree levels: PGFT shapes build, route minimally on every engine and rail", "[topology]") {
+  for (const auto& shape : kShapes)
+    for (const std::string routing : {"dmodk", "minhop", "random", "adaptive"}) {
+      const Json spec = levels_spec(shape, routing, 2);
+      INFO(spec.dump());
+      auto t = build(spec);
+      check_all_routes(*t);
+      const auto s = t->summary();
+      const auto brute = brute_force_hops(*t);
+      CHECK(s.diameter == brute.diameter);
+      CHECK(s.average_hops == Approx(brute.average).epsilon(1e-12));
+    }
+  auto director = build(levels_spec({{18, 18, 1}, {36, 0, 1}}));
+  const auto& tree = as_fat_tree(*director);
+  CHECK(director->node_count() == 648);
+  CHECK(tree.leaves() == 36);
+  CHECK(tree.switches_at(2) == 18);
+  for (const auto& level : director->describe()["levels"]) CHECK(level["ports_in_use"] == 36);
+  auto three = build(levels_spec({{18, 18, 1}, {18, 18, 1}, {36, 0, 1}}));  // 36-port crossbars, three levels
+  CHECK(three->node_count() == 11664);
+  CHECK(as_fat_tree(*three).switches_at(3) == 324);
+  CHECK(three->hops(0, 17) == 0);
+  CHECK(three->hops(0, 18) == 2);
+  CHECK(three->hops(0, 324) == 4);
+}
+
+TEST_CASE("fat tree levels: bisection closed form against a maximum flow", "[topology]") {
+  for (const auto& shape : kShapes) {
+    const Json spec = levels_spec(shape);
+    INFO(spec.dump());
+    auto t = build(spec, 10 * kGB, 10 * kGB);
+    const auto& top = shape.back();
+    std::int64_t subtree = 1;
+    for (std::size_t i = 0; i + 1 < shape.size(); ++i) subtree *= shape[i][0];
+    const auto first_half = [&](NodeId n) { return n / subtree < top[0] / 2; };
+    CHECK(t->summary().bisection_bandwidth == brute_force_bisection(*t, first_half));
+  }
+}
+
+TEST_CASE("dmodk: no link carries two flows of any shift permutation on a full tree", "[topology][routing]") {
+  for (const auto& shape : std::vector<std::vector<std::array<int, 3>>>{{{4, 4, 1}, {6, 0, 1}},
+                                                                       {{4, 2, 2}, {5, 0, 1}},
+                                                                       {{2, 2, 1}, {2, 2, 1}, {2, 0, 1}},
+                                                                       {{3, 3, 1}, {3, 3, 1}, {4, 0, 1}},
+                                                                       {{4, 2, 2}, {4, 4, 2}, {3, 0, 1}},
+                                                                       {{18, 18, 1}, {36, 0, 1}}}) {
+    auto t = build(levels_spec(shape));
+    INFO(t->describe().dump());
+    CHECK(max_shift_load(*t) == 1);
+  }
+  // Guards the formula: the up port by destination modulo the up ports only (without the
+  // division by the switches below, floor(n / W_l)) makes shifts collide on three levels.
+}
+
+TEST_CASE("minhop with LIDs in node order is dmodk on a two-level tree of single links", "[topology][routing]") {
+  for (const auto& shape : std::vector<std::vector<std::array<int, 3>>>{{{4, 4, 1}, {6, 0, 1}}, {{6, 3, 1}, {4, 0, 1}}}) {
+    Json minhop = levels_spec(shape, "minhop");
+    minhop["lid_order"] = "node";
+    auto a = build(minhop);
+    auto b = build(levels_spec(shape));
+    std::vector<LinkId> ra, rb;
+    for (NodeId src = 0; src < a->node_count(); ++src)
+      for (NodeId dst = 0; dst < a->node_count(); ++dst) {
+        a->route(src, dst, ra);
+        b->route(src, dst, rb);
+        REQUIRE(ra == rb);
+      }
+  }
+}
+
+TEST_CASE("minhop in LID order and random routing load an uplink with several flows of some shift",
+          "[topology][routing]") {
+  const auto shape = std::vector<std::array<int, 3>>{{8, 8, 1}, {8, 0, 1}};
+  CHECK(max_shift_load(*build(levels_spec(shape, "dmodk"))) == 1);
+  CHECK(max_shift_load(*build(levels_spec(shape, "minhop"))) > 1);
+  CHECK(max_shift_load(*build(levels_spec(shape, "random"))) > 1);
+  // minhop still balances: every uplink of a leaf carries the same number of destinations.
+  auto minhop = build(levels_spec(shape, "minhop"));
+  std::vector<int> per_uplink(static_cast<std::size_t>(minhop->link_count()), 0);
+  std::vector<LinkId> route;
+  for (NodeId dst = 8; dst < 64; ++dst) {
+    minhop->route(0, dst, route);
+    ++per_uplink[static_cast<std::size_t>(route[1])];
+  }
+  for (LinkId l = 0; l < minhop->link_count(); ++l)
+    if (minhop->link(l).from == 0 && minhop->link(l).kind == topo::LinkKind::network) CHECK(per_uplink[static_cast<std::size_t>(l)] == 7);
+}
+
+TEST_CASE("static routing: the effective bisection bandwidth falls below 1 and further as the tree grows",
+          "[topology][routing]") {
+  for (const std::string routing : {"dmodk", "minhop", "random"}) {
+    const double small = effective_bisection_estimate(*build(levels_spec({{4, 4, 1}, {8, 0, 1}}, routing)), 200, 1);
+    const double large = effective_bisection_estimate(*build(levels_spec({{16, 16, 1}, {32, 0, 1}}, routing)), 50, 1);
+    INFO(routing << ": 32 nodes " << small << ", 512 nodes " << large);
+    CHECK(small < 0.9);
+    CHECK(large < small);
+    CHECK(large < 0.75);
+  }
+  // A single crossbar's bisection is full: every flow alone on its ports.
+  CHECK(effective_bisection_estimate(*build({{"type", "crossbar"}, {"nodes", 32}, {"link_latency", "1ns"}}), 20, 1) == 1.0);
+}
+
+TEST_CASE("adaptive routing: next_hops offers every minimal port; static engines one", "[topology][routing]") {
+  auto t = build(levels_spec({{2, 2, 1}, {2, 2, 2}, {3, 0, 1}}, "adaptive"));
+  CHECK(t->routing() == topo::Routing::minimal_adaptive);
+  const auto& tree = as_fat_tree(*t);
+  const RouterId far_leaf = tree.leaves() - 1;  // in the last pod
+  std::vector<LinkId> options;
+  t->next_hops(0, far_leaf, options);  // leaf 0: both up ports
+  CHECK(options.size() == 2);
+  for (LinkId l : options) CHECK(t->link(l).direction == +1);
+  t->next_hops(t->link(options[0]).to, far_leaf, options);  // second level: 2 parents x 2 links
+  CHECK(options.size() == 4);
+  t->next_hops(t->link(options[0]).to, far_leaf, options);  // top: down, the two links into the pod
+  CHECK(options.size() == 2);
+  for (LinkId l : options) CHECK(t->link(l).direction == -1);
+  auto fixed = build(levels_spec({{2, 2, 1}, {2, 2, 2}, {3, 0, 1}}, "random"));
+  CHECK(fixed->routing() == topo::Routing::dimension_order);
+  fixed->next_hops(0, far_leaf, options);
+  CHECK(options.size() == 1);
+}
+
+TEST_CASE("fat tree rails: route_on_rail takes the rail asked for", "[topology]") {
+  auto t = build(levels_spec({{2, 2, 1}, {3, 0, 1}}, "dmodk", 2));
+  std::vector<LinkId> route;
+  for (int rail : {0, 1}) {
+    t->route_on_rail(0, 5, rail, route);
+    for (LinkId l : route) CHECK(t->link(l).lane == rail);
+  }
+  t->route(0, 5, route);
+  CHECK(t->link(route.front()).lane == 1);  // (0 + 5) % 2
+}
+
+TEST_CASE("fat tree levels: impossible shapes are rejected with the path", "[topology]") {
+  const std::string top = "/machine/topology";
+  Json spec = levels_spec({{18, 18, 1}, {36, 0, 1}});
+  spec["switch_ports"] = 36;
+  CHECK_NOTHROW(build(spec));
+  spec["switch_ports"] = 32;
+  expect_rejected(spec, top + "/switch_ports", "a switch of level 1 uses 36 ports (18 down, 18 up); its crossbar has 32");
+  expect_rejected(levels_spec({{4, 2, 1}}), top + "/levels", "expected 2 or 3 levels, got 1");
+  expect_rejected(levels_spec({{4, 2, 1}, {4, 2, 1}}), top + "/levels/1/parents", "the top level has no parents");
+  expect_rejected(levels_spec({{4, 0, 1}, {4, 0, 1}}), top + "/levels/0/parents", "expected at least one parent");
+  spec = levels_spec({{4, 2, 1}, {4, 0, 1}});
+  spec["leaves"] = 4;
+  expect_rejected(spec, top + "/leaves", "give either 'levels' or the two-level keys");
+  spec = fat_tree_spec(4, 6);
+  spec["spines"] = 4;
+  expect_rejected(spec, top + "/spines", "a leaf's 6 uplinks do not divide evenly over 4 spines");
+  spec = fat_tree_spec(4096, 1024);
+  spec["routing"] = "minhop";
+  expect_rejected(spec, top + "/routing", "use dmodk or adaptive");
+  spec = fat_tree_spec(4, 6);
+  spec.erase("leaves");
+  expect_rejected(spec, top, "missing required key 'leaves' (or give 'levels')");
 }
