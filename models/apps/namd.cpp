@@ -102,6 +102,8 @@ class Namd final : public Workload {
     out.metrics["computes"] = static_cast<double>(computes_.size());
     out.metrics["pme_pencils"] = static_cast<double>(pencils_);
     out.metrics["pairs_per_step"] = total_pairs_;
+    out.metrics["messages_per_step"] = static_cast<double>(messages_) / static_cast<double>(steps_);
+    out.metrics["mean_message_bytes"] = messages_ ? static_cast<double>(bytes_) / static_cast<double>(messages_) : 0.0;
     auto& steps = out.add_series("steps", {"step", "end_ms"});  // when every patch has finished each step
     for (std::size_t i = 0; i < step_end_.size(); ++i) steps.add({static_cast<double>(i), to_seconds(step_end_[i]) * 1e3});
   }
@@ -239,16 +241,23 @@ class Namd final : public Workload {
 
   // ---- The step, driven by messages
 
+  // Every message of the step goes through here, counted with its bytes.
+  Task<> send(Comm c, Rank pe, Bytes bytes, std::uint64_t w, rt::Tag tag = 0) {
+    ++messages_;
+    bytes_ += bytes;
+    co_await co_await c.am_isend(pe, handler_, bytes, w, tag);
+  }
+
   Task<> begin_step(Comm c, int patch, std::int64_t step) {
     if (step >= steps_) co_return;
     const auto& p = patches_[static_cast<std::size_t>(patch)];
     for (Rank pe : p.compute_pes)
-      co_await co_await c.am_isend(pe, handler_, p.atoms * coordinate_bytes_, word(kCoordinates, step, patch));
+      co_await send(c, pe, p.atoms * coordinate_bytes_, word(kCoordinates, step, patch));
     if (!pme_step(step)) co_return;
     co_await c.compute(p.atoms * atom_cost_);  // charge spreading
     const Bytes share = pencil_points_ * 8 / static_cast<Bytes>(std::max<std::size_t>(1, p.pencils.size()));
     for (int pencil : p.pencils)
-      co_await co_await c.am_isend(pencil_pe(pencil, c.size()), handler_, share, word(kCharges, step, pencil), rt::kPersistent);
+      co_await send(c, pencil_pe(pencil, c.size()), share, word(kCharges, step, pencil), rt::kPersistent);
   }
 
   Task<> on_message(Comm c, Envelope e) {
@@ -276,7 +285,7 @@ class Namd final : public Workload {
       co_await c.compute(compute_time(comp));
       for (int p : {comp.a, comp.b}) {
         const auto& target = patches_[static_cast<std::size_t>(p)];
-        co_await co_await c.am_isend(target.pe, handler_, target.atoms * force_bytes_, word(kForces, step, p));
+        co_await send(c, target.pe, target.atoms * force_bytes_, word(kForces, step, p));
         if (comp.a == comp.b) break;
       }
     }
@@ -309,7 +318,7 @@ class Namd final : public Workload {
       const Bytes block = pencil_points_ * 16 / peers;  // complex doubles
       for (int k = 0; k < peers; ++k) {
         const int to = phase % 2 == 0 ? (pencil / ry_) * ry_ + k : k * ry_ + pencil % ry_;
-        co_await co_await c.am_isend(pencil_pe(to, c.size()), handler_, block, word(kTranspose, step, to, phase + 1),
+        co_await send(c, pencil_pe(to, c.size()), block, word(kTranspose, step, to, phase + 1),
                                      rt::kPersistent);
       }
       co_return;
@@ -317,7 +326,7 @@ class Namd final : public Workload {
     for (std::size_t p = 0; p < patches_.size(); ++p) {
       const auto& patch = patches_[p];
       if (std::find(patch.pencils.begin(), patch.pencils.end(), pencil) == patch.pencils.end()) continue;
-      co_await co_await c.am_isend(patch.pe, handler_, patch.atoms * force_bytes_ / static_cast<Bytes>(patch.pencils.size()),
+      co_await send(c, patch.pe, patch.atoms * force_bytes_ / static_cast<Bytes>(patch.pencils.size()),
                                    word(kPmeForces, step, static_cast<std::int64_t>(p)));
     }
   }
@@ -345,6 +354,8 @@ class Namd final : public Workload {
   std::map<std::tuple<int, std::int64_t, std::int64_t>, std::int64_t> pme_count_;
   std::map<std::int64_t, std::int64_t> patches_done_;
   std::vector<Time> step_end_;
+  std::int64_t messages_ = 0;
+  Bytes bytes_ = 0;
 };
 
 }  // namespace

@@ -16,7 +16,7 @@ MessagingLayer::MessagingLayer(Job& job)
 
 std::string_view cpu_use_name(CpuUse use) {
   static constexpr std::array<std::string_view, kCpuUses> names = {
-      "compute", "send", "receive", "match", "copy", "poll", "registration", "scheduler"};
+      "compute", "send", "receive", "match", "copy", "poll", "registration", "scheduler", "connection"};
   return names[static_cast<std::size_t>(use)];
 }
 

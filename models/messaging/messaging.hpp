@@ -32,8 +32,9 @@ enum class CpuUse : std::uint8_t {
   poll,          // progress-engine and completion-queue polling
   registration,  // memory registration (pinning) and its cache
   scheduler,     // a runtime's scheduler and handler dispatch
+  connection,    // setting up a connection to a peer (endpoints, mailboxes, handshakes)
 };
-inline constexpr std::size_t kCpuUses = 8;
+inline constexpr std::size_t kCpuUses = 9;
 std::string_view cpu_use_name(CpuUse use);
 
 /// One booking on a core, split by use.
@@ -174,6 +175,12 @@ class MessagingLayer {
   /// of zero time books no span and is not reported.
   using CpuObserver = std::function<void(Rank, Time start, Time end, const CpuCharge&)>;
   void set_cpu_observer(CpuObserver observer) { cpu_observer_ = std::move(observer); }
+  /// When rank r's core is next free (in the past when it is idle).
+  Time cpu_free_at(Rank r) const { return cpu_free_[static_cast<std::size_t>(r)]; }
+  /// Lengths of rank r's posted-receive and unexpected-message queues, which a matching
+  /// engine searches.
+  std::size_t posted_receives(Rank r) const { return ranks_[static_cast<std::size_t>(r)].posted.size(); }
+  std::size_t unexpected_messages(Rank r) const { return ranks_[static_cast<std::size_t>(r)].unexpected.size(); }
 
  protected:
   /// Hands an arrived two-sided message to the destination's matching engine.

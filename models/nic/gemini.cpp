@@ -159,57 +159,92 @@ void GeminiNic::wake_sender(std::uint64_t key) {
   m.waiting.erase(m.waiting.begin());
 }
 
-// The node's DMA engine streams the payload at its own rate, one transfer after another.
-Task<> GeminiNic::bte_engine(Rank r, Bytes bytes) {
+// The node's DMA engine takes one transfer descriptor at a time: it sets the transfer up, then
+// streams the payload at its own rate. Set-up occupies the engine, so a transfer cut into many
+// pieces moves slower than one large transfer (the engine's per-transaction cost).
+Task<Time> GeminiNic::bte_start(Rank r, Bytes bytes) {
   auto& engine = bte_[static_cast<std::size_t>(job_.node_of(r))];
   const Time now = job_.kernel.now();
   engine.forget_before(now);
-  const auto plan = engine.plan(now, transfer_time(bytes, p_.bte_bandwidth));
+  const auto plan = engine.plan(now, p_.bte_setup + transfer_time(bytes, p_.bte_bandwidth));
   engine.book(plan);
-  co_await job_.kernel.sleep(plan.end - now);
+  co_await job_.kernel.sleep(plan.first + p_.bte_setup - now);
+  co_return plan.end;
 }
 
-// A BTE transfer: the bytes cross the network while the initiator's engine paces them; done
-// when both are.
-Task<> GeminiNic::bte_transfer(Rank engine, Rank from, Rank to, Bytes bytes, const PacketFormat* format) {
+Task<> GeminiNic::bte_stream(Rank from, Rank to, Bytes bytes, const PacketFormat* format, Time paced_until) {
   Trigger delivered(job_.kernel);
   job_.network.start({job_.node_of(from), job_.node_of(to), bytes, {},
                       {[](void* t, std::uint64_t) { static_cast<Trigger*>(t)->fire(); }, &delivered, 0}, format});
-  co_await bte_engine(engine, bytes);
+  if (const Time now = job_.kernel.now(); paced_until > now) co_await job_.kernel.sleep(paced_until - now);
   co_await delivered;
 }
 
+namespace {
+std::int64_t requests_of(Bytes bytes) { return std::max<std::int64_t>(1, (bytes + 63) / 64); }
+}  // namespace
+
 Task<> GeminiNic::put(Rank initiator, Rank target, Bytes bytes, Engine engine, Trigger* arrived) {
-  const std::int64_t requests = std::max<std::int64_t>(1, (bytes + 63) / 64);
   if (engine == Engine::fma) {
-    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests * p_.fma_request_cpu, rt::CpuUse::send);
+    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests_of(bytes) * p_.fma_request_cpu, rt::CpuUse::send);
     co_await transfer(initiator, target, bytes, &put_format_);
   } else {
     co_await layer_.on_cpu(initiator, p_.bte_post_cpu, rt::CpuUse::send);
-    co_await job_.kernel.sleep(p_.bte_setup);
-    co_await bte_transfer(initiator, initiator, target, bytes, &put_format_);
+    // The last bytes the engine lets out arrive one latency later.
+    const Time engine_done = co_await bte_start(initiator, bytes);
+    co_await bte_stream(initiator, target, bytes, &put_format_, engine_done + small_latency(initiator, target));
   }
   if (arrived) arrived->fire();
   co_await job_.kernel.sleep(small_latency(target, initiator));  // PUT responses complete it
 }
 
-Task<> GeminiNic::get(Rank initiator, Rank target, Bytes bytes, Engine engine) {
-  const std::int64_t requests = std::max<std::int64_t>(1, (bytes + 63) / 64);
+// A GET: a request packet to the target, the data back in GET responses. With the BTE the
+// initiator's engine paces the responses.
+Task<> GeminiNic::get(Rank initiator, Rank target, Bytes bytes, Engine engine, bool charge_post) {
+  const Time post = engine == Engine::fma ? p_.fma_post_cpu + requests_of(bytes) * p_.fma_request_cpu : p_.bte_post_cpu;
+  if (charge_post) co_await layer_.on_cpu(initiator, post, rt::CpuUse::send);
+  else co_await job_.kernel.sleep(post);
   if (engine == Engine::fma) {
-    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests * p_.fma_request_cpu, rt::CpuUse::send);
-  } else {
-    co_await layer_.on_cpu(initiator, p_.bte_post_cpu, rt::CpuUse::send);
-    co_await job_.kernel.sleep(p_.bte_setup);
+    co_await transfer(initiator, target, 0, &request_format_);
+    co_return co_await transfer(target, initiator, bytes, &get_format_);
   }
+  // The engine paces the GET requests; the last response is back one round trip after the last.
+  const Time engine_done = co_await bte_start(initiator, bytes);
+  const Time round_trip = small_latency(initiator, target) + small_latency(target, initiator);
   co_await transfer(initiator, target, 0, &request_format_);
-  if (engine == Engine::bte) co_await bte_transfer(initiator, target, initiator, bytes, &get_format_);
-  else co_await transfer(target, initiator, bytes, &get_format_);
+  co_await bte_stream(target, initiator, bytes, &get_format_, engine_done + round_trip);
+}
+
+Time GeminiNic::get_zero_load(Rank initiator, Rank target, Bytes bytes, Engine engine) const {
+  const Time there_and_back = small_latency(initiator, target) + small_latency(target, initiator);
+  const Rate link = slowest_link(target, initiator);
+  const Time wire = link > 0 ? transfer_time(get_format_.wire_bytes(bytes), link) : 0;
+  if (engine == Engine::fma) return p_.fma_post_cpu + requests_of(bytes) * p_.fma_request_cpu + there_and_back + wire;
+  // The responses stream behind the request's leg, or the engine's pacing ends one round trip early.
+  return p_.bte_post_cpu + p_.bte_setup + there_and_back + std::max(wire, transfer_time(bytes, p_.bte_bandwidth));
 }
 
 Time GeminiNic::register_memory(Rank r, std::uint64_t buffer, Bytes bytes) {
   if (!registered_[static_cast<std::size_t>(r)].insert(buffer).second) return 0;
+  return registration_cost(bytes);
+}
+
+Time GeminiNic::registration_cost(Bytes bytes) const {
   const std::int64_t pages = std::max<std::int64_t>(1, (bytes + p_.page_size - 1) / p_.page_size);
   return p_.registration_cpu + pages * p_.registration_page_cpu;
+}
+
+Rate GeminiNic::slowest_link(Rank a, Rank b) const {
+  const auto na = job_.node_of(a), nb = job_.node_of(b);
+  if (na == nb) return 0;
+  std::vector<topo::LinkId> route;
+  job_.machine.topology->route(na, nb, route);
+  Rate slowest = 0;
+  for (auto l : route) {
+    const Rate r = job_.machine.topology->link(l).bandwidth;
+    if (slowest == 0 || r < slowest) slowest = r;
+  }
+  return slowest;
 }
 
 Time GeminiNic::small_latency(Rank a, Rank b) const {

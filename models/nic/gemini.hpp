@@ -58,14 +58,22 @@ class GeminiNic {
   /// completion (the responses are back). `arrived`, if given, fires when the data is at the
   /// target (where a remote event would appear).
   Task<> put(Rank initiator, Rank target, Bytes bytes, Engine engine, Trigger* arrived = nullptr);
-  /// RDMA get: resumes when the data is at the initiator.
-  Task<> get(Rank initiator, Rank target, Bytes bytes, Engine engine);
+  /// RDMA get: resumes when the data is at the initiator. `charge_post` false: the initiator's
+  /// core is already accounted for (a blocking call spinning on it), the post only takes time.
+  Task<> get(Rank initiator, Rank target, Bytes bytes, Engine engine, bool charge_post = true);
+  /// How long get() takes on a quiet machine, from its post to the data's arrival.
+  Time get_zero_load(Rank initiator, Rank target, Bytes bytes, Engine engine) const;
 
   /// CPU time to register `bytes` of `buffer` on rank r, or 0 when the registration cache has
   /// it; registers it.
   Time register_memory(Rank r, std::uint64_t buffer, Bytes bytes);
+  /// CPU time of one GNI_MemRegister of `bytes`, bypassing the cache (memory registered for
+  /// one transfer and released after it).
+  Time registration_cost(Bytes bytes) const;
   /// One-way zero-load latency of a header-only packet between two ranks' nodes.
   Time small_latency(Rank a, Rank b) const;
+  /// The lowest link rate on the route from a's node to b's (0 on one node).
+  Rate slowest_link(Rank a, Rank b) const;
 
   const PacketFormat& put_format() const { return put_format_; }
   const PacketFormat& get_format() const { return get_format_; }
@@ -85,8 +93,12 @@ class GeminiNic {
   /// Schedules one wake-up for the mailbox's waiters at its next returning credit.
   void schedule_wake(Mailbox& m, std::uint64_t key);
   Task<> transfer(Rank from, Rank to, Bytes bytes, const PacketFormat* format);
-  Task<> bte_engine(Rank r, Bytes bytes);
-  Task<> bte_transfer(Rank engine, Rank from, Rank to, Bytes bytes, const PacketFormat* format);
+  /// Books the node's DMA engine for one transfer (its set-up, then the payload at the engine's
+  /// rate) and resumes when the set-up is done; returns when the engine has paced the payload.
+  Task<Time> bte_start(Rank r, Bytes bytes);
+  /// Sends the payload through the network and resumes when it is delivered and the engine
+  /// (done pacing at `engine_done`) has let it all out.
+  Task<> bte_stream(Rank from, Rank to, Bytes bytes, const PacketFormat* format, Time engine_done);
   void wake_sender(std::uint64_t pair);
 
   rt::MessagingLayer& layer_;
