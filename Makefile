@@ -30,8 +30,12 @@ validate: build
 	./$(BUILD_DIR)/torsim validate --record-status validation/status.json
 	./$(BUILD_DIR)/torsim validate --quick --no-plots --report $(BUILD_DIR)/validation-quick --record-status validation/status.json
 
+# Generated from the parameter tables: the scenario reference and the JSON Schemas (a test fails
+# when they are stale).
 reference: build
 	./$(BUILD_DIR)/torsim reference --out docs/scenario-reference.md
+	./$(BUILD_DIR)/torsim schema --out docs/schema/scenario.schema.json
+	./$(BUILD_DIR)/torsim schema --machine --out docs/schema/machine.schema.json
 
 # Rewrites the golden outputs; REASON is appended to validation/CHANGELOG.md.
 update-golden: build

@@ -219,6 +219,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   const Time head_passes = timeline.first_idle(train.head);
   timeline.book(best_plan);
   timeline.add_busy(best_duration);
+  observe_booking(best, best_plan.end, best_duration);
   const Time latency = timing(best).latency;
   train.head = head_passes + latency;
   train.tail = best_plan.end + latency;

@@ -88,6 +88,7 @@ class PacketModel final : public NetworkModel {
     const Time duration = serialisation(tag, train);
     Time head_passes = train.head;
     const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
+    observe_booking(link, end, duration);
     const Time latency = link_timings_[tag].latency;
     train.head = head_passes + latency;
     train.tail = end + latency;
