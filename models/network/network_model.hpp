@@ -82,6 +82,7 @@ class NetworkModel {
   void notify(Time when, const Callback& cb) {
     if (cb.fn) kernel_.at(when, cb);
   }
+  bool observed() const { return static_cast<bool>(link_observer_); }
   void observe_booking(LinkId link, Time end, Time busy) const {
     if (link_observer_) [[unlikely]]
       link_observer_(link, end, busy);

@@ -148,6 +148,7 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   };
   // The hot loop is the lane-less one: one link per hop, booked inline.
   if (has_lanes_) walk([&](LinkId link) { book_lanes(link, train); });
+  else if (observed()) walk([&](LinkId link) { book_hop<true>(link, train); });
   else walk([&](LinkId link) { book_hop(link, train); });
   booking.delivered = train.tail;
   return booking;
