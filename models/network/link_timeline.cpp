@@ -71,6 +71,11 @@ Interval* first_ending_after(Interval* busy, Interval* last, Time t) {
 
 // Live intervals are few (a handful under saturation): moving them one by one is cheaper
 // than a call to memmove, into which GCC turns such loops unless told not to (merge_booking).
+#if defined(__GNUC__) && !defined(__clang__)
+#define TORSIM_NO_LOOP_TO_MEMMOVE __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define TORSIM_NO_LOOP_TO_MEMMOVE  // clang (the sanitizer tree) has no such option
+#endif
 template <class Interval>
 void move_down(Interval* to, const Interval* from, const Interval* last) {
   while (from != last) *to++ = *from++;
@@ -214,7 +219,7 @@ void LinkTimeline::book(const Plan& plan) {
 
 // [lo, hi) are the intervals [start, end_time) overlaps or abuts: they become one interval
 // with it; with none, it is inserted at lo.
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
+TORSIM_NO_LOOP_TO_MEMMOVE
 void LinkTimeline::merge_booking(Interval* lo, Interval* hi, Time start, Time end_time) {
   if (lo != hi) {
     Interval* const last = base() + end();
