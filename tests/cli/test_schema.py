@@ -61,19 +61,13 @@ class Schema(unittest.TestCase):
         jsonschema.Draft7Validator.check_schema(self.scenario.schema)
         jsonschema.Draft7Validator.check_schema(self.machine.schema)
 
-    def test_every_shipped_scenario_is_valid(self):
-        files = shipped(machines=False)
-        self.assertGreater(len(files), 10)
-        for path in files:
-            with self.subTest(os.path.relpath(path, ROOT)):
-                self.assertEqual(self.errors(self.scenario, load(path)), [])
-
-    def test_every_machine_preset_is_valid(self):
-        files = shipped(machines=True)
-        self.assertGreater(len(files), 5)
-        for path in files:
-            with self.subTest(os.path.relpath(path, ROOT)):
-                self.assertEqual(self.errors(self.machine, load(path)), [])
+    def test_every_shipped_scenario_and_preset_is_valid(self):
+        for machines, validator in ((False, self.scenario), (True, self.machine)):
+            files = shipped(machines)
+            self.assertGreater(len(files), 5)
+            for path in files:
+                with self.subTest(os.path.relpath(path, ROOT)):
+                    self.assertEqual(self.errors(validator, load(path)), [])
 
     def test_every_parameter_of_the_reference_is_in_the_schema(self):
         names = property_names(self.scenario.schema, set())
