@@ -12,6 +12,8 @@ constexpr ParamSpec kMachineSpecs[] = {
     {"topology", ParamKind::object, kRequired, "", "", "", "the interconnect; see the topology sections", "-"},
     {"node", ParamKind::object, kRequired, "", "", "", "node parameters; see the node section", "-"},
     {"packet", ParamKind::object, kRequired, "", "", "", "packet format; see the packet section", "-"},
+    {"router", ParamKind::object, "{}", "", "", "",
+     "router buffers and virtual channels (the packet model's flow control); see the router section", "-"},
     {"nic", ParamKind::object, "{}", "", "", "",
      "the NIC model and its parameters, e.g. {\"model\": \"gemini\", ...}; see machine.nic sections", "-"},
     {"compute", ParamKind::object, "{}", "", "", "",
@@ -25,6 +27,12 @@ constexpr ParamSpec kMachineSpecs[] = {
 
 constexpr ParamSpec kNodeSpecs[] = {
     {"cores", ParamKind::integer, kRequired, "", "1", "4096", "cores per node available to ranks", "preset"},
+    {"threads_per_core", ParamKind::integer, "1", "", "1", "64",
+     "hardware threads per core: a node takes up to cores x threads_per_core ranks, spread over its cores",
+     "preset"},
+    {"full_speed_threads", ParamKind::integer, "1", "", "1", "64",
+     "threads one core runs each at full single-thread speed; with more ranks on a core, each rank's software "
+     "costs stretch by (ranks on the core) / this", "preset"},
     {"injection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
      "NIC injection bandwidth per node, wire bytes per second", "preset"},
     {"ejection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
@@ -46,11 +54,27 @@ constexpr ParamSpec kPacketSpecs[] = {
      "the payload of a partly filled packet is padded to a multiple of this (Blue Gene: 32 B)", "preset"},
 };
 
+constexpr ParamSpec kRouterSpecs[] = {
+    {"buffer_per_vc", ParamKind::size, "0B", "B", "0B", "16MiB",
+     "input buffer of each network port, per virtual channel, in wire bytes; 0 = unbounded (no back-pressure)",
+     "preset"},
+    {"injection_buffer", ParamKind::size, "0B", "B", "0B", "16MiB",
+     "the router's input buffer for each node's injection port, in wire bytes; the NIC stops injecting when it "
+     "is full; 0 = unbounded", "preset"},
+    {"virtual_channels", ParamKind::integer, "2", "", "1", "16",
+     "virtual channels per network port (dateline needs 2 on a torus, minimal adaptive routing one more)",
+     "preset"},
+    {"deadlock_avoidance", ParamKind::choice, "dateline", "", "", "",
+     "dateline: a packet moves to the second virtual channel of a ring once it crosses the ring's wrap-around "
+     "link; none: one channel (wrap-around rings can deadlock; for experiments)", "preset", "dateline|none"},
+};
+
 }  // namespace
 
 const ParamTable kMachineParams{"machine", "A machine preset or inline machine object.", kMachineSpecs};
 const ParamTable kNodeParams{"machine.node", "Compute node and NIC.", kNodeSpecs};
 const ParamTable kPacketParams{"machine.packet", "Network packet format.", kPacketSpecs};
+const ParamTable kRouterParams{"machine.router", "Router input buffers and virtual channels.", kRouterSpecs};
 
 Bytes PacketFormat::wire_offset(Bytes offset) const {
   const Bytes whole = offset / payload;
@@ -64,6 +88,10 @@ namespace {
 NodeParams parse_node(const ParamReader& r) {
   NodeParams n;
   n.cores = static_cast<int>(r.integer("cores"));
+  n.threads_per_core = static_cast<int>(r.integer("threads_per_core"));
+  n.full_speed_threads = static_cast<int>(r.integer("full_speed_threads"));
+  if (n.full_speed_threads > n.threads_per_core)
+    r.where("full_speed_threads").fail("cannot exceed threads_per_core (" + std::to_string(n.threads_per_core) + ")");
   n.injection_bandwidth = r.rate("injection_bandwidth");
   n.ejection_bandwidth = r.rate("ejection_bandwidth");
   n.nic_latency = r.time("nic_latency");
@@ -78,6 +106,16 @@ PacketFormat parse_packet(const ParamReader& r) {
   p.header = r.size("header");
   p.chunk = r.size("chunk");
   if (p.chunk > p.payload) r.where("chunk").fail("'chunk' cannot exceed the packet payload");
+  return p;
+}
+
+RouterParams parse_router(const ParamReader& r) {
+  RouterParams p;
+  p.buffer_per_vc = r.size("buffer_per_vc");
+  p.injection_buffer = r.size("injection_buffer");
+  p.virtual_channels = static_cast<int>(r.integer("virtual_channels"));
+  p.deadlock_avoidance = r.text("deadlock_avoidance") == "none" ? RouterParams::DeadlockAvoidance::none
+                                                                : RouterParams::DeadlockAvoidance::dateline;
   return p;
 }
 
@@ -105,6 +143,7 @@ Machine parse_machine(const Json& spec, const Where& where) {
   m.description = r.text("description");
   m.node = parse_node(ParamReader(r.nested("node"), r.where("node"), kNodeParams));
   m.packet = parse_packet(ParamReader(r.nested("packet"), r.where("packet"), kPacketParams));
+  m.router = parse_router(ParamReader(r.nested("router"), r.where("router"), kRouterParams));
   const topo::NodeLinks node_links{m.node.injection_bandwidth, m.node.ejection_bandwidth};
   m.topology = topo::make_topology(r.nested("topology"), r.where("topology"), node_links);
   m.nic = r.nested("nic");

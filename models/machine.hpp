@@ -2,6 +2,7 @@
 // messaging layers it offers. Loaded from a preset in scenarios/machines/ or inline JSON.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -12,11 +13,17 @@ namespace torsim {
 
 struct NodeParams {
   int cores = 1;
+  int threads_per_core = 1;   // hardware threads: ranks per node may reach cores x threads
+  int full_speed_threads = 1; // threads a core runs each at full single-thread speed
   Rate injection_bandwidth = 0;
   Rate ejection_bandwidth = 0;
   Time nic_latency = 0;  // once per message, before the head enters the injection link
   Rate memcpy_bandwidth = 0;
   Time memcpy_latency = 0;
+
+  /// How much a software cost stretches on a core that `threads` ranks share: beyond
+  /// full_speed_threads they divide its issue slots (numerator over full_speed_threads).
+  std::int64_t cost_stretch(int threads) const { return std::max(threads, full_speed_threads); }
 };
 
 /// How payload becomes wire bytes: packets of at most `payload` bytes, each with `header`
@@ -33,11 +40,21 @@ struct PacketFormat {
   Bytes wire_bytes(Bytes bytes) const { return bytes <= 0 ? header : wire_offset(bytes); }
 };
 
+/// Router buffering and virtual channels, for the packet model's credit flow control.
+struct RouterParams {
+  enum class DeadlockAvoidance : std::uint8_t { dateline, none };
+  Bytes buffer_per_vc = 0;     // input buffer per network port and virtual channel; 0: unbounded
+  Bytes injection_buffer = 0;  // the router's input buffer for each node's injection port; 0: unbounded
+  int virtual_channels = 2;    // per network port
+  DeadlockAvoidance deadlock_avoidance = DeadlockAvoidance::dateline;
+};
+
 struct Machine {
   std::string name;
   std::string description;
   NodeParams node;
   PacketFormat packet;
+  RouterParams router;
   std::unique_ptr<topo::Topology> topology;
   Json nic;       // the NIC model and its parameters ({} if the machine has no NIC model)
   Json compute;   // application kernels' compute costs on this machine, by name
@@ -58,5 +75,6 @@ Machine parse_machine(const Json& spec, const Where& where);
 extern const ParamTable kMachineParams;
 extern const ParamTable kNodeParams;
 extern const ParamTable kPacketParams;
+extern const ParamTable kRouterParams;
 
 }  // namespace torsim

@@ -8,6 +8,15 @@ void Topology::init_graph(std::int32_t routers, std::int32_t nodes) {
   graph_ = Graph(static_cast<std::size_t>(routers) + static_cast<std::size_t>(nodes));
 }
 
+std::vector<LinkId> Topology::network_links_from(RouterId r) const {
+  std::vector<LinkId> out;
+  for (const auto& edge : boost::make_iterator_range(boost::out_edges(static_cast<std::size_t>(r), graph_))) {
+    const LinkId id = graph_[edge].link;
+    if (link(id).kind == LinkKind::network && link(id).lane == 0) out.push_back(id);
+  }
+  return out;
+}
+
 LinkId Topology::add_link(const LinkInfo& info) {
   const auto id = static_cast<LinkId>(links_.size());
   links_.push_back(info);

@@ -72,6 +72,9 @@ class Topology {
   const Graph& graph() const { return graph_; }
 
   virtual RouterId router_of(NodeId n) const = 0;
+  /// The network links out of router `r`, in the graph's order, one per neighbour direction
+  /// (lane 0 where links run in parallel).
+  std::vector<LinkId> network_links_from(RouterId r) const;
   /// Independent copies of the fabric (fat tree rails); a node has one injection and one
   /// ejection link per rail. 1 for every other topology.
   int rail_count() const { return rails_; }
@@ -93,6 +96,9 @@ class Topology {
   /// Whether any link has parallel lanes (lets the network models skip lane choice).
   virtual bool has_lanes() const { return false; }
   virtual Routing routing() const { return Routing::dimension_order; }
+  /// Whether `id` is a ring's wrap-around link (the dateline that flow control's virtual
+  /// channels break cycles at). False on topologies without rings.
+  virtual bool crosses_dateline(LinkId /*id*/) const { return false; }
 
   /// Router-to-router hops between two nodes on the deterministic route.
   virtual int hops(NodeId a, NodeId b) const = 0;

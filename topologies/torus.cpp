@@ -159,6 +159,20 @@ bool Torus::has_lanes() const {
   return std::any_of(dims_.begin(), dims_.end(), [](const TorusDim& d) { return d.links > 1; });
 }
 
+int Torus::offset(std::size_t dim, RouterId from, RouterId to) const {
+  const Step s = step(dim, coordinate(from, dim), coordinate(to, dim));
+  return s.direction * s.count;
+}
+
+// The + link from the last coordinate to 0, and the - link from 0 to the last.
+bool Torus::crosses_dateline(LinkId id) const {
+  const LinkInfo& l = links_[static_cast<std::size_t>(id)];
+  if (l.kind != LinkKind::network) return false;
+  const TorusDim& d = dims_[static_cast<std::size_t>(l.dim)];
+  const int c = coordinate(l.from, static_cast<std::size_t>(l.dim));
+  return d.wrap && (l.direction > 0 ? c == d.size - 1 : c == 0);
+}
+
 int Torus::hops(NodeId a, NodeId b) const {
   int total = 0;
   for (std::size_t d = 0; d < dims_.size(); ++d)

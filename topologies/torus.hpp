@@ -39,6 +39,7 @@ class Torus final : public Topology {
   std::pair<LinkId, int> lanes(LinkId id) const override;
   bool has_lanes() const override;
   Routing routing() const override { return routing_; }
+  bool crosses_dateline(LinkId id) const override;
   int hops(NodeId a, NodeId b) const override;
   Summary summary() const override;
   std::string node_label(NodeId n) const override;
@@ -47,6 +48,9 @@ class Torus final : public Topology {
   const std::vector<TorusDim>& dims() const { return dims_; }
   int concentration() const { return concentration_; }
   int coordinate(RouterId r, std::size_t dim) const { return coords_[static_cast<std::size_t>(r) * dims_.size() + dim]; }
+  /// Signed hops along `dim` from router `from` to router `to` on the route taken (the minimal
+  /// direction; half-way round a ring goes +).
+  int offset(std::size_t dim, RouterId from, RouterId to) const;
   /// First lane of the link leaving `r` along `dim` in `direction` (+1/-1), or kNoLink.
   LinkId port(RouterId r, std::size_t dim, int direction) const {
     return ports_[(static_cast<std::size_t>(r) * dims_.size() + dim) * 2 + (direction < 0 ? 1 : 0)];

@@ -21,6 +21,20 @@ constexpr ParamSpec kClaimSpecs[] = {
     {"quick_note", ParamKind::text, "", "", "", "", "what the reduced scale changes", "-"},
     {"not_modelled", ParamKind::text, "", "", "", "", "why the claim is not yet modelled (empty when it is)", "-"},
     {"plot", ParamKind::object, "{}", "", "", "", "axis labels and scales for the report", "-"},
+    {"breakdown", ParamKind::object, "{}", "", "", "", "where the time goes, shown in the report", "-"},
+    {"sensitivity", ParamKind::object, "{}", "", "", "",
+     "machine parameters the claim depends on, re-evaluated at 0.5x and 2x by validate --sensitivity", "-"},
+};
+constexpr ParamSpec kBreakdownSpecs[] = {
+    {"series", ParamKind::text, "", "", "", "", "series (same x column as the curves) whose other columns break "
+     "the curves' y down; metric curves use the runs' core time by use without it", "-"},
+    {"at", ParamKind::integer_list, "[]", "", "", "", "x values shown (default: where each check was decided)", "-"},
+};
+constexpr ParamSpec kSensitivitySpecs[] = {
+    {"parameters", ParamKind::text_list, "[]", "", "", "",
+     "paths inside the machine (\"nic.smsg_send_cpu\"), each a number or a quantity (\"100ns\", \"8KiB\")", "-"},
+    {"set", ParamKind::text_list, "[]", "", "", "", "--set overrides for the sensitivity runs", "-"},
+    {"note", ParamKind::text, "", "", "", "", "what 'set' changes, for the report", "-"},
 };
 constexpr ParamSpec kPaperSpecs[] = {
     {"title", ParamKind::text, kRequired, "", "", "", "title", "-"},
@@ -52,7 +66,7 @@ constexpr ParamSpec kCheckSpecs[] = {
     {"why", ParamKind::text, kRequired, "", "", "", "why this rule fits the claim", "-"},
 };
 constexpr ParamSpec kCurveSpecs[] = {
-    {"scenario", ParamKind::text, kRequired, "", "", "", "scenario file, relative to the repository root", "-"},
+    {"scenario", ParamKind::text, kRequired, "", "", "", "scenario file, relative to the repository root (or absolute)", "-"},
     {"where", ParamKind::object, "{}", "", "", "", "sweep values selecting points (dotted path -> value)", "-"},
     {"series", ParamKind::text, "", "", "", "", "series name (with x and y columns)", "-"},
     {"metric", ParamKind::text, "", "", "", "", "metric name, taken across sweep points (x: a sweep key)", "-"},
@@ -66,6 +80,9 @@ const ParamTable kClaimParams{"validation claim", "One entry of validation/claim
 const ParamTable kPaperParams{"validation claim.paper", "The seed paper.", kPaperSpecs};
 const ParamTable kCheckParams{"validation claim.checks[i]", "One check of a claim.", kCheckSpecs};
 const ParamTable kCurveParams{"validation claim.curves.<name>", "Where a curve comes from.", kCurveSpecs};
+const ParamTable kBreakdownParams{"validation claim.breakdown", "Where the claim's time goes.", kBreakdownSpecs};
+const ParamTable kSensitivityParams{"validation claim.sensitivity", "Parameters the claim depends on.",
+                                    kSensitivitySpecs};
 
 namespace {
 
@@ -130,6 +147,11 @@ ClaimSpec parse_claim(const ParamReader& r) {
   c.quick_note = r.text("quick_note");
   c.not_modelled = r.text("not_modelled");
   c.plot = r.nested("plot");
+  const ParamReader breakdown(r.nested("breakdown"), r.where("breakdown"), kBreakdownParams);
+  c.breakdown.series = breakdown.text("series");
+  for (const auto x : breakdown.integers("at")) c.breakdown.at.push_back(static_cast<double>(x));
+  const ParamReader sensitivity(r.nested("sensitivity"), r.where("sensitivity"), kSensitivityParams);
+  c.sensitivity = {sensitivity.texts("parameters"), sensitivity.texts("set"), sensitivity.text("note")};
   if (c.not_modelled.empty())
     for (std::size_t i = 0; i < c.checks.size(); ++i)
       for (const auto* name : {&c.checks[i].baseline, &c.checks[i].improved})

@@ -40,6 +40,23 @@ struct CheckSpec {
   std::string why;                     // why this rule and tolerance fit the claim
 };
 
+/// Where a claim's time goes: for metric curves, every run's core time by use (results'
+/// counters.core_time_us, per core); for series curves, the row at x of a breakdown series
+/// the scenario writes (e.g. ping-pong's latency_breakdown). Shown at `at`, or where the
+/// checks were decided.
+struct BreakdownSpec {
+  std::string series;     // breakdown series for series curves ("" : none)
+  std::vector<double> at;  // x values shown (empty: each check's deciding x)
+};
+
+/// The machine parameters a claim depends on: `torsim validate --sensitivity` re-evaluates the
+/// claim with each at 0.5x and 2x (paths inside the machine, e.g. "nic.smsg_send_cpu").
+struct SensitivitySpec {
+  std::vector<std::string> parameters;
+  std::vector<std::string> set;  // --set overrides for the sensitivity runs (e.g. a reduced scale)
+  std::string note;              // what `set` changes, for the report
+};
+
 struct ClaimSpec {
   std::string id;
   bool calibration = false;  // a calibration point: checks that calibration took, not validation
@@ -51,6 +68,8 @@ struct ClaimSpec {
   std::string quick_note;          // what --quick changes, for the report
   std::string not_modelled;        // non-empty: the claim is not yet modelled, and why
   Json plot = Json::object();      // x_label, y_label, log_x, log_y
+  BreakdownSpec breakdown;
+  SensitivitySpec sensitivity;
 };
 
 std::vector<ClaimSpec> load_claims(const std::string& path);
@@ -59,5 +78,7 @@ extern const ParamTable kClaimParams;
 extern const ParamTable kPaperParams;
 extern const ParamTable kCheckParams;
 extern const ParamTable kCurveParams;
+extern const ParamTable kBreakdownParams;
+extern const ParamTable kSensitivityParams;
 
 }  // namespace torsim::validation

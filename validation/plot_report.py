@@ -29,11 +29,22 @@ def axis_scales(ax, plot, log_y_key="log_y"):
         ax.set_yscale("log")
 
 
-def draw_curves(ax, claim):
-    labels = claim.get("plot", {}).get("labels", {})
-    for name, curve in sorted(claim["curves"].items()):
-        ax.plot(curve["x"], curve["y"], marker="o", markersize=3, label=labels.get(name, name))
+def draw_curves(ax, claim, panel=None):
+    """All the claim's curves, or a panel's: {"curves": [names], and any of x_label, y_label,
+    log_x, log_y}; with "paired": true, curves go by twos (the improved one, then its
+    baseline) in one colour, the second dashed."""
+    plot = dict(claim.get("plot", {}), **(panel or {}))
+    labels = plot.get("labels", {})
+    names = panel["curves"] if panel else sorted(claim["curves"])
+    for i, name in enumerate(names):
+        curve = claim["curves"][name]
+        style = {}
+        if plot.get("paired"):
+            style = {"color": f"C{(i // 2) % 10}", "linestyle": "--" if i % 2 else "-"}
+        ax.plot(curve["x"], curve["y"], marker="o", markersize=3, label=labels.get(name, name), **style)
     for check in claim["checks"]:
+        if panel and check["improved"] not in names:
+            continue
         if check["rule"] == "absolute":
             # The paper's value at its x, with the 15 % band around it.
             value = check["expected"]
@@ -41,12 +52,11 @@ def draw_curves(ax, claim):
                         markersize=12, capsize=4, label=f"paper {check['label'] or ''}".strip())
         if check["rule"] == "trend" and "crossover" in check:
             ax.axvline(check["crossover"], color="black", linestyle=":", label="claimed crossover")
-    plot = claim.get("plot", {})
     ax.set_xlabel(plot.get("x_label", "x"))
     ax.set_ylabel(plot.get("y_label", "y"))
     axis_scales(ax, plot)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=6 if len(names) > 8 else 8, ncol=2 if len(names) > 8 else 1)
 
 
 def draw_gains(ax, claim):
@@ -87,6 +97,8 @@ def draw_speedups(ax, claim):
 def draw(claim, out_dir):
     plot = claim.get("plot", {})
     panels = [draw_curves]
+    if plot.get("panels"):
+        panels = [lambda ax, c, p=p: draw_curves(ax, c, p) for p in plot["panels"]]
     if any("gains" in c for c in claim["checks"]):
         panels.append(draw_gains)
     if plot.get("speedup_panel"):

@@ -1,6 +1,7 @@
 #include "validation/validate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -9,7 +10,6 @@
 #include <set>
 #include <sstream>
 
-#include "sim/run/runner.hpp"
 
 namespace torsim::validation {
 
@@ -17,89 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string data_root() {
-  if (const char* data = std::getenv("TORSIM_DATA"); data && *data) return data;
-  return TORSIM_SOURCE_DIR;
-}
-
 std::string number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
-}
-
-// ---- Running scenarios and extracting curves
-
-class ScenarioCache {
- public:
-  explicit ScenarioCache(bool quick) : quick_(quick) {}
-  const ScenarioRun& get(const std::string& path, const std::vector<std::string>& quick_sets) {
-    const std::vector<std::string> sets = quick_ ? quick_sets : std::vector<std::string>{};
-    std::string key = path;
-    for (const auto& s : sets) key += "\n" + s;
-    auto it = runs_.find(key);
-    if (it != runs_.end()) return it->second;
-    std::cerr << "  running " << path << (sets.empty() ? "" : " (reduced scale)") << "\n";
-    const Scenario scenario(data_root() + "/" + path, sets);
-    return runs_.emplace(key, run_scenario(scenario)).first->second;
-  }
-
- private:
-  bool quick_;
-  std::map<std::string, ScenarioRun> runs_;
-};
-
-bool selected(const SweepPoint& point, const Json& where) {
-  for (const auto& [key, value] : where.items())
-    if (!point.values.contains(key) || point.values[key] != value) return false;
-  return true;
-}
-
-std::size_t column(const Series& s, const std::string& name, const Where& where) {
-  const auto it = std::find(s.columns.begin(), s.columns.end(), name);
-  if (it == s.columns.end()) where.fail("series '" + s.name + "' has no column '" + name + "'");
-  return static_cast<std::size_t>(it - s.columns.begin());
-}
-
-void add_series_points(const CurveSpec& spec, const CompletedPoint& p, Curve& out, const Where& where) {
-  for (const auto& s : p.result.output.series) {
-    if (s.name != spec.series) continue;
-    const auto x = column(s, spec.x, where / "x"), y = column(s, spec.y, where / "y");
-    for (const auto& row : s.rows) {
-      out.x.push_back(row[x]);
-      out.y.push_back(row[y]);
-    }
-    return;
-  }
-  (where / "series").fail("the scenario produced no series '" + spec.series + "'");
-}
-
-void add_metric_point(const CurveSpec& spec, const CompletedPoint& p, Curve& out, const Where& where) {
-  const Json& metrics = p.result.output.metrics;
-  if (!metrics.contains(spec.metric)) (where / "metric").fail("the scenario produced no metric '" + spec.metric + "'");
-  if (!p.point.values.contains(spec.x) || !p.point.values[spec.x].is_number())
-    (where / "x").fail("'" + spec.x + "' is not a numeric sweep key of the scenario");
-  out.x.push_back(p.point.values[spec.x].get<double>());
-  out.y.push_back(metrics[spec.metric].get<double>());
-}
-
-Curve extract(const CurveSpec& spec, const ScenarioRun& run, const Where& where) {
-  Curve c;
-  for (const auto& p : run.points) {
-    if (!selected(p.point, spec.where)) continue;
-    if (!spec.series.empty()) add_series_points(spec, p, c, where);
-    else add_metric_point(spec, p, c, where);
-  }
-  if (c.x.empty()) (where / "where").fail("no sweep point of " + spec.scenario + " matches");
-  std::vector<std::size_t> order(c.x.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return c.x[a] < c.x[b]; });
-  Curve sorted;
-  for (auto i : order) {
-    sorted.x.push_back(c.x[i]);
-    sorted.y.push_back(c.y[i]);
-  }
-  return sorted;
 }
 
 }  // namespace
@@ -107,7 +28,11 @@ Curve extract(const CurveSpec& spec, const ScenarioRun& run, const Where& where)
 // ---- Deciding claims
 
 ClaimResult evaluate(const ClaimSpec& claim, std::map<std::string, Curve> curves, bool quick) {
-  ClaimResult r{&claim, Status::reproduced, {}, std::move(curves), quick};
+  ClaimResult r;
+  r.claim = &claim;
+  r.status = Status::reproduced;
+  r.curves = std::move(curves);
+  r.quick = quick;
   if (!claim.not_modelled.empty()) {
     r.status = Status::not_yet_modelled;
     return r;
@@ -138,6 +63,25 @@ ClaimResult evaluate(const ClaimSpec& claim, std::map<std::string, Curve> curves
   return r;
 }
 
+std::vector<double> breakdown_xs(const ClaimResult& r) {
+  if (!r.claim->breakdown.at.empty()) return r.claim->breakdown.at;
+  std::vector<double> xs;
+  auto add = [&](double x) {
+    if (std::find(xs.begin(), xs.end(), x) == xs.end()) xs.push_back(x);
+  };
+  for (const auto& c : r.checks) {
+    if (c.spec->rule != Rule::trend) {
+      if (c.verdict.simulated) add(c.verdict.at_x);
+      continue;
+    }
+    const Curve& better = r.curves.at(c.spec->improved);
+    if (better.x.empty()) continue;
+    add(better.x.front());
+    add(better.x.back());
+  }
+  return xs;
+}
+
 namespace {
 
 std::string tolerance_text(const CheckSpec& c) {
@@ -150,11 +94,11 @@ std::string tolerance_text(const CheckSpec& c) {
   return "";
 }
 
-std::string simulated_text(const CheckResult& c) {
-  if (!c.verdict.simulated) return "-";
-  const double v = *c.verdict.simulated;
-  switch (c.spec->rule) {
-    case Rule::gain_up_to: return number(v) + " % (at " + number(c.verdict.at_x) + ")";
+std::string simulated_text(const CheckSpec& spec, const Verdict& verdict) {
+  if (!verdict.simulated) return "-";
+  const double v = *verdict.simulated;
+  switch (spec.rule) {
+    case Rule::gain_up_to: return number(v) + " % (at " + number(verdict.at_x) + ")";
     case Rule::gain_at: return number(v) + " %";
     case Rule::absolute: return number(v);
     case Rule::trend: return "holds at " + number(v) + " % of points";
@@ -171,12 +115,47 @@ Json check_json(const CheckResult& c) {
   Json j = {{"label", s.label}, {"rule", rules[static_cast<int>(s.rule)]}, {"gain", kinds[static_cast<int>(s.gain)]},
             {"expected", s.expected}, {"baseline", s.baseline}, {"improved", s.improved}, {"why", s.why},
             {"tolerance", tolerance_text(s)}, {"status", status_name(c.verdict.status)},
-            {"detail", c.verdict.detail}, {"simulated_text", simulated_text(c)}};
+            {"detail", c.verdict.detail}, {"simulated_text", simulated_text(s, c.verdict)}};
   if (s.at) j["at"] = *s.at;
   if (s.crossover) j["crossover"] = *s.crossover;
   if (c.verdict.simulated) j["simulated"] = *c.verdict.simulated;
   if (!c.gains.x.empty()) j["gains"] = curve_json(c.gains);
   return j;
+}
+
+Json breakdowns_json(const ClaimResult& r) {
+  Json out = Json::object();
+  for (const auto& [curve, by_x] : r.breakdowns) {
+    Json& list = out[curve] = Json::array();
+    for (const auto& [x, b] : by_x) {
+      Json parts = Json::object();
+      for (const auto& [name, value] : b.parts) parts[name] = value;
+      list.push_back({{"x", x}, {"unit", b.unit}, {"parts", parts}});
+    }
+  }
+  return out;
+}
+
+Json verdicts_json(const ClaimSpec& claim, const std::vector<Verdict>& verdicts) {
+  Json out = Json::array();
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    Json v = {{"status", status_name(verdicts[i].status)}, {"text", simulated_text(claim.checks[i], verdicts[i])}};
+    if (verdicts[i].simulated) v["simulated"] = *verdicts[i].simulated;
+    out.push_back(v);
+  }
+  return out;
+}
+
+Json sensitivity_json(const ClaimResult& r) {
+  const ClaimSpec& c = *r.claim;
+  Json rows = Json::array();
+  for (const auto& row : r.sensitivity) {
+    Json j = {{"parameter", row.parameter}, {"value", row.value}, {"effect", row.effect}};
+    for (std::size_t f = 0; f < kSensitivityFactors.size(); ++f)
+      j["x" + number(kSensitivityFactors[f])] = verdicts_json(c, row.verdicts[f]);
+    rows.push_back(j);
+  }
+  return {{"note", c.sensitivity.note}, {"base", verdicts_json(c, r.sensitivity_base)}, {"rows", rows}};
 }
 
 Json claim_json(const ClaimResult& r) {
@@ -191,6 +170,8 @@ Json claim_json(const ClaimResult& r) {
   if (!c.not_modelled.empty()) j["reason"] = c.not_modelled;
   for (const auto& check : r.checks) j["checks"].push_back(check_json(check));
   for (const auto& [name, curve] : r.curves) j["curves"][name] = curve_json(curve);
+  if (!r.breakdowns.empty()) j["breakdowns"] = breakdowns_json(r);
+  if (!r.sensitivity.empty()) j["sensitivity"] = sensitivity_json(r);
   return j;
 }
 
@@ -211,8 +192,79 @@ std::string joined(const ClaimResult& r, std::string (*field)(const CheckResult&
   return out;
 }
 
-std::string check_simulated(const CheckResult& c) { return simulated_text(c); }
+std::string check_simulated(const CheckResult& c) { return simulated_text(*c.spec, c.verdict); }
 std::string check_tolerance(const CheckResult& c) { return tolerance_text(*c.spec); }
+
+std::string curve_label(const ClaimSpec& c, const std::string& curve) {
+  return c.plot.contains("labels") ? c.plot["labels"].value(curve, curve) : curve;
+}
+
+// The parts of one x's breakdowns, in first-seen order, without the ones zero everywhere.
+std::vector<std::string> breakdown_parts(const ClaimResult& r, double x) {
+  std::vector<std::string> names;
+  for (const auto& [curve, by_x] : r.breakdowns) {
+    const auto it = by_x.find(x);
+    if (it == by_x.end()) continue;
+    for (const auto& [name, value] : it->second.parts)
+      if (value != 0 && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+std::string breakdown_cell(const Breakdown& b, const std::string& part) {
+  double total = 0, value = 0;
+  for (const auto& [name, v] : b.parts) {
+    total += v;
+    if (name == part) value = v;
+  }
+  const bool shares = b.unit.rfind("ms per core", 0) == 0 && total > 0;
+  return number(value) + (shares ? " (" + number(100 * value / total) + " %)" : "");
+}
+
+std::string breakdown_tables(const ClaimResult& r) {
+  std::ostringstream s;
+  for (const double x : breakdown_xs(r)) {
+    std::vector<std::pair<std::string, const Breakdown*>> columns;
+    for (const auto& [curve, by_x] : r.breakdowns)
+      if (const auto it = by_x.find(x); it != by_x.end()) columns.emplace_back(curve, &it->second);
+    if (columns.empty()) continue;
+    auto rank = [](const std::string& curve) { return curve == "baseline" ? 0 : curve == "improved" ? 1 : 2; };
+    std::stable_sort(columns.begin(), columns.end(), [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+    s << "\nWhere the time goes at x = " << number(x) << " (" << columns.front().second->unit << "):\n\n| part |";
+    for (const auto& col : columns) s << " " << curve_label(*r.claim, col.first) << " |";
+    s << "\n|---|";
+    for (std::size_t i = 0; i < columns.size(); ++i) s << "---|";
+    s << "\n";
+    for (const auto& part : breakdown_parts(r, x)) {
+      s << "| " << part << " |";
+      for (const auto& col : columns) s << " " << breakdown_cell(*col.second, part) << " |";
+      s << "\n";
+    }
+  }
+  return s.str();
+}
+
+std::string verdicts_text(const ClaimSpec& c, const std::vector<Verdict>& verdicts) {
+  std::string out;
+  for (std::size_t i = 0; i < verdicts.size(); ++i)
+    out += (out.empty() ? "" : "; ") + (c.checks[i].label.empty() ? "" : c.checks[i].label + ": ") +
+           simulated_text(c.checks[i], verdicts[i]) +
+           (verdicts[i].status == Status::reproduced ? " (reproduced)" : "");
+  return out;
+}
+
+std::string sensitivity_table(const ClaimResult& r) {
+  if (r.sensitivity.empty()) return "";
+  const ClaimSpec& c = *r.claim;
+  std::ostringstream s;
+  s << "\nSensitivity: the claim with each parameter at 0.5x and 2x of its preset value, most sensitive first"
+    << (c.sensitivity.note.empty() ? "" : " (" + c.sensitivity.note + ")") << ". At the preset's values: "
+    << verdicts_text(c, r.sensitivity_base) << ".\n\n| parameter | preset value | 0.5x | 2x |\n|---|---|---|---|\n";
+  for (const auto& row : r.sensitivity)
+    s << "| `" << row.parameter << "` | " << row.value << " | " << verdicts_text(c, row.verdicts[0]) << " | "
+      << verdicts_text(c, row.verdicts[1]) << " |\n";
+  return s.str();
+}
 
 std::string claim_section(const ClaimResult& r, bool has_plot) {
   const ClaimSpec& c = *r.claim;
@@ -230,6 +282,7 @@ std::string claim_section(const ClaimResult& r, bool has_plot) {
   if (r.status != Status::not_yet_modelled)
     s << "- Scale: " << (r.quick && !c.quick.empty() ? "reduced (" + c.quick_note + ")" : "full") << "\n";
   if (has_plot) s << "\n![" << c.id << "](" << c.id << ".png)\n";
+  s << breakdown_tables(r) << sensitivity_table(r);
   return s.str() + "\n";
 }
 
@@ -261,7 +314,7 @@ namespace {
 struct Options {
   std::set<std::string> only;
   std::string report, registry, check_status, record_status;
-  bool quick = false, plots = true;
+  bool quick = false, plots = true, sensitivity = false;
 };
 
 Options parse(const std::vector<std::string>& args) {
@@ -275,6 +328,7 @@ Options parse(const std::vector<std::string>& args) {
     };
     if (args[i] == "--quick") o.quick = true;
     else if (args[i] == "--no-plots") o.plots = false;
+    else if (args[i] == "--sensitivity") o.sensitivity = true;
     else if (args[i] == "--only") {
       std::stringstream ids(value());
       for (std::string id; std::getline(ids, id, ',');) o.only.insert(id);
@@ -297,13 +351,92 @@ std::vector<const ClaimSpec*> select(const std::vector<ClaimSpec>& claims, const
   return out;
 }
 
-ClaimResult run_claim(const ClaimSpec& claim, std::size_t index, ScenarioCache& cache, bool quick, const std::string& registry) {
+// A claim's curves run with `sets`; `only_x` restricts metric curves (see extract).
+std::map<std::string, ExtractedCurve> claim_curves(const ClaimSpec& claim, const Where& where, PointCache& cache,
+                                                   const std::vector<std::string>& sets,
+                                                   const std::vector<double>& only_x) {
+  std::map<std::string, ExtractedCurve> out;
+  for (const auto& [name, spec] : claim.curves)
+    out[name] = extract(spec, cache, sets, only_x, claim.breakdown.series, where / "curves" / name);
+  return out;
+}
+
+ClaimResult decide(const ClaimSpec& claim, const std::map<std::string, ExtractedCurve>& extracted, bool quick) {
   std::map<std::string, Curve> curves;
-  if (claim.not_modelled.empty()) {
-    const Where where = Where(registry) / "claims" / index / "curves";
-    for (const auto& [name, spec] : claim.curves) curves[name] = extract(spec, cache.get(spec.scenario, claim.quick), where / name);
-  }
+  for (const auto& [name, e] : extracted) curves[name] = e.curve;
   return evaluate(claim, std::move(curves), quick);
+}
+
+ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick) {
+  if (!claim.not_modelled.empty()) return evaluate(claim, {}, quick);
+  const auto extracted = claim_curves(claim, where, cache, quick ? claim.quick : std::vector<std::string>{}, {});
+  ClaimResult r = decide(claim, extracted, quick);
+  for (const double x : breakdown_xs(r))
+    for (const auto& [name, e] : extracted)
+      if (const auto it = e.breakdowns.find(x); it != e.breakdowns.end()) r.breakdowns[name][x] = it->second;
+  return r;
+}
+
+// The x values the checks read when every check reads one (gain_at, absolute); else none,
+// meaning every point.
+std::vector<double> checked_xs(const ClaimSpec& claim) {
+  std::vector<double> xs;
+  for (const auto& check : claim.checks) {
+    if (!check.at) return {};
+    xs.push_back(*check.at);
+  }
+  return xs;
+}
+
+std::vector<Verdict> verdicts_with(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick,
+                                   const std::vector<std::string>& sets) {
+  std::vector<Verdict> out;
+  for (const auto& check : decide(claim, claim_curves(claim, where, cache, sets, checked_xs(claim)), quick).checks)
+    out.push_back(check.verdict);
+  return out;
+}
+
+const Json& machine_value(const Json& machine, const std::string& path, const Where& where) {
+  const Json* at = &machine;
+  std::stringstream parts(path);
+  for (std::string key; std::getline(parts, key, '.');) {
+    if (!at->is_object() || !at->contains(key))
+      where.fail("the machine '" + machine.value("name", std::string("?")) + "' has no '" + path +
+                 "' (a sensitivity parameter needs its value in the machine preset)");
+    at = &(*at)[key];
+  }
+  return *at;
+}
+
+double effect(const std::vector<Verdict>& base, const std::vector<Verdict>& varied) {
+  for (std::size_t i = 0; i < base.size() && i < varied.size(); ++i)
+    if (base[i].simulated) return varied[i].simulated ? std::fabs(*varied[i].simulated - *base[i].simulated) : 1e300;
+  return 0;
+}
+
+// Each listed machine parameter at 0.5x and 2x; everything else as in the preset.
+void add_sensitivity(ClaimResult& r, const Where& where, PointCache& cache, bool quick) {
+  const ClaimSpec& c = *r.claim;
+  if (c.sensitivity.parameters.empty() || !c.not_modelled.empty() || c.curves.empty()) return;
+  std::vector<std::string> base_sets = quick ? c.quick : std::vector<std::string>{};
+  base_sets.insert(base_sets.end(), c.sensitivity.set.begin(), c.sensitivity.set.end());
+  r.sensitivity_base = verdicts_with(c, where, cache, quick, base_sets);
+  const Scenario first(scenario_path(c.curves.begin()->second.scenario), base_sets);
+  for (std::size_t i = 0; i < c.sensitivity.parameters.size(); ++i) {
+    const std::string& parameter = c.sensitivity.parameters[i];
+    const Where at = where / "sensitivity" / "parameters" / i;
+    const Json& value = machine_value(first.doc().at("machine"), parameter, at);
+    SensitivityRow row{parameter, value.is_string() ? value.get<std::string>() : value.dump(), {}, {}, 0};
+    for (std::size_t f = 0; f < kSensitivityFactors.size(); ++f) {
+      const Json scaled = scaled_parameter(value, kSensitivityFactors[f], at);
+      auto sets = base_sets;
+      sets.push_back("machine." + parameter + "=" + (scaled.is_string() ? scaled.get<std::string>() : scaled.dump()));
+      row.verdicts[f] = verdicts_with(c, where, cache, quick, sets);
+      row.effect = std::max(row.effect, effect(r.sensitivity_base, row.verdicts[f]));
+    }
+    r.sensitivity.push_back(std::move(row));
+  }
+  sort_by_effect(r.sensitivity);
 }
 
 void print_table(const std::vector<ClaimResult>& results) {
@@ -313,6 +446,17 @@ void print_table(const std::vector<ClaimResult>& results) {
     std::printf("%-5s %-28s %-34s %-22s %s\n", r.claim->id.c_str(), cut(r.claim->paper_value, 28).c_str(),
                 cut(joined(r, check_simulated), 34).c_str(), cut(joined(r, check_tolerance), 22).c_str(),
                 std::string(status_name(r.status)).c_str());
+  }
+}
+
+void print_sensitivity(const std::vector<ClaimResult>& results) {
+  for (const auto& r : results) {
+    if (r.sensitivity.empty()) continue;
+    std::printf("\n%s sensitivity (0.5x | 2x), most sensitive first; preset: %s\n", r.claim->id.c_str(),
+                verdicts_text(*r.claim, r.sensitivity_base).c_str());
+    for (const auto& row : r.sensitivity)
+      std::printf("  %-40s %-12s %s | %s\n", row.parameter.c_str(), row.value.c_str(),
+                  verdicts_text(*r.claim, row.verdicts[0]).c_str(), verdicts_text(*r.claim, row.verdicts[1]).c_str());
   }
 }
 
@@ -370,11 +514,15 @@ void record(const std::string& path, const std::vector<ClaimResult>& results, bo
 int command_validate(const std::vector<std::string>& args) {
   const Options o = parse(args);
   const auto claims = load_claims(o.registry);
-  ScenarioCache cache(o.quick);
+  PointCache cache;
   std::vector<ClaimResult> results;
-  for (const auto* claim : select(claims, o.only))
-    results.push_back(run_claim(*claim, static_cast<std::size_t>(claim - claims.data()), cache, o.quick, o.registry));
+  for (const auto* claim : select(claims, o.only)) {
+    const Where where = Where(o.registry) / "claims" / static_cast<std::size_t>(claim - claims.data());
+    results.push_back(run_claim(*claim, where, cache, o.quick));
+    if (o.sensitivity) add_sensitivity(results.back(), where, cache, o.quick);
+  }
   print_table(results);
+  print_sensitivity(results);
   fs::create_directories(o.report);
   const std::string json_path = (fs::path(o.report) / "validation.json").string();
   write_file(json_path, results_json(results, o.quick).dump(2) + "\n");

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "validation/claims.hpp"
+#include "validation/runs.hpp"
+#include "validation/sensitivity.hpp"
 
 namespace torsim::validation {
 
@@ -21,7 +23,17 @@ struct ClaimResult {
   std::vector<CheckResult> checks;
   std::map<std::string, Curve> curves;
   bool quick = false;
+  /// curve -> x -> where the time goes, at the x values the report shows
+  std::map<std::string, std::map<double, Breakdown>> breakdowns;
+  /// With --sensitivity: the claim at its preset values (with the sensitivity's own --set, if
+  /// any), and one row per parameter, most sensitive first.
+  std::vector<Verdict> sensitivity_base;
+  std::vector<SensitivityRow> sensitivity;
 };
+
+/// The x values a claim's breakdowns are shown at: the registry's, or where each check was
+/// decided (a trend: the first and last x of its better curve).
+std::vector<double> breakdown_xs(const ClaimResult& r);
 
 /// Decides one claim from its curves (already extracted).
 ClaimResult evaluate(const ClaimSpec& claim, std::map<std::string, Curve> curves, bool quick);

@@ -2,7 +2,6 @@
 // distinct torus link (+d0, -d0, +d1, -d1, ...); with "bidirectional" the neighbours stream
 // back at the same time. Measures how bandwidth scales with the links in use.
 #include <map>
-#include <memory>
 
 #include "models/apps/micro.hpp"
 
@@ -29,9 +28,9 @@ std::vector<NodeId> link_neighbours(const topo::Topology& t, NodeId node) {
   std::map<topo::RouterId, NodeId> node_on_router;
   for (NodeId n = t.node_count() - 1; n >= 0; --n) node_on_router[t.router_of(n)] = n;
   std::map<std::pair<int, int>, NodeId> by_direction;  // (dim, -direction) sorts + before -
-  for (const auto& edge : boost::make_iterator_range(boost::out_edges(t.router_of(node), t.graph()))) {
-    const auto& link = t.link(t.graph()[edge].link);
-    if (link.kind != topo::LinkKind::network || link.lane != 0 || link.dim < 0) continue;
+  for (const topo::LinkId id : t.network_links_from(t.router_of(node))) {
+    const auto& link = t.link(id);
+    if (link.dim < 0) continue;
     const auto target = node_on_router.find(link.to);
     if (target == node_on_router.end()) continue;
     by_direction.emplace(std::make_pair(int{link.dim}, -int{link.direction}), target->second);
@@ -144,6 +143,6 @@ class Flood final : public Workload {
 
 const WorkloadEntry kFloodWorkload{
     "flood", "rank 0 floods 1..k neighbours over distinct torus links at once", &kParams,
-    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<Flood>(r); }};
+    &make_from<Flood>};
 
 }  // namespace torsim::apps

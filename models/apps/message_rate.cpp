@@ -1,7 +1,5 @@
 // Message rate (after osu_mbw_mr): `pairs` senders (ranks 0..pairs-1) each stream windows of
 // messages to a receiver (ranks pairs..2*pairs-1); the rate is messages per second overall.
-#include <memory>
-
 #include "models/apps/micro.hpp"
 
 namespace torsim::apps {
@@ -85,6 +83,6 @@ class MessageRate final : public Workload {
 
 const WorkloadEntry kMessageRateWorkload{
     "message_rate", "messages per second from sender ranks to receiver ranks", &kParams,
-    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<MessageRate>(r); }};
+    &make_from<MessageRate>};
 
 }  // namespace torsim::apps

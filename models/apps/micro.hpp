@@ -1,4 +1,5 @@
-// The foundation's micro-benchmarks and traffic patterns; each file defines one entry.
+// The workloads' registry entries, one defined in each file, and the figures the micro-benchmarks
+// derive from timed loops.
 #pragma once
 
 #include "models/apps/workload.hpp"
@@ -13,6 +14,13 @@ extern const WorkloadEntry kTrafficWorkload;
 extern const WorkloadEntry kNQueensWorkload;
 extern const WorkloadEntry kNamdWorkload;
 extern const WorkloadEntry kCollectiveWorkload;
+
+/// With "pairs": "all", rank i pairs with rank i + n/2: the job needs an even number of ranks.
+inline void check_pairs(const rt::Job& job, const Where& where) {
+  if (job.size() % 2 != 0)
+    (where / "pairs").fail("'all' pairs the two halves of the job; it has an odd number of ranks (" +
+                           std::to_string(job.size()) + ")");
+}
 
 /// One-way figures derived from a timed loop: microseconds and MB/s (1 MB = 10^6 B).
 inline double microseconds(Time t) { return to_microseconds(t); }

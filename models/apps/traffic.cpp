@@ -2,12 +2,15 @@
 // destinations, keeping at most `window` of them in flight (sent and not yet delivered: the
 // source learns of each arrival, like a credit-based flow control); arrivals are counted by
 // an active-message handler that costs no simulated time. Reports completion time, aggregate and
-// per-source throughput, and message latency. "latency_map" instead measures, one message at
-// a time on a quiet network, the one-way latency from rank 0 to every other rank.
+// per-source throughput, and message latency. With an `offered_rate`, sources are open-loop:
+// message k of a rank is created at phase + k * size / rate (a random phase per rank) and sent
+// when the rank gets to it; latency then counts from creation, and the accepted throughput is
+// measured over the middle half of the creation span. "latency_map" instead measures, one
+// message at a time on a quiet network, the one-way latency from rank 0 to every other rank.
 #include <algorithm>
-#include <memory>
 
 #include "models/apps/micro.hpp"
+#include "topologies/torus.hpp"
 #include "sim/core/random.hpp"
 
 namespace torsim::apps {
@@ -18,14 +21,22 @@ constexpr ParamSpec kSpecs[] = {
     {"pattern", ParamKind::choice, kRequired, "", "", "",
      "shift: i -> i+distance; nearest_neighbor: each torus neighbour of the rank's node; random_permutation: a "
      "random cyclic permutation; all_to_all: every other rank; incast: all -> rank 0; bit_complement: i -> ~i; "
-     "uniform_random: a random other rank per message; latency_map: rank 0 to each rank in turn",
-     "-", "shift|nearest_neighbor|random_permutation|all_to_all|incast|bit_complement|uniform_random|latency_map"},
+     "uniform_random: a random other rank per message; transpose: node (x, y, ...) -> (y, x, ...); tornado: "
+     "each torus coordinate c -> c + ceil(k/2) - 1; hot_spot: uniform_random, but a message goes to rank 0 with "
+     "probability hot_fraction; latency_map: rank 0 to each rank in turn",
+     "-", "shift|nearest_neighbor|random_permutation|all_to_all|incast|bit_complement|uniform_random|transpose|"
+     "tornado|hot_spot|latency_map"},
     {"size", ParamKind::size, "4KiB", "B", "0B", "1GiB", "message size", "-"},
     {"messages", ParamKind::integer, "1", "", "1", "1000000000",
      "messages per destination (uniform_random: per rank)", "-"},
     {"window", ParamKind::integer, "4", "", "1", "1000000", "messages in flight (sent, not delivered) per rank",
      "-"},
     {"distance", ParamKind::integer, "1", "", "", "", "shift distance in ranks", "-"},
+    {"offered_rate", ParamKind::rate, kUnset, "GB/s", "1MB/s", "10000GB/s",
+     "payload each rank offers per second, open loop (unset: closed loop, each rank sends as fast as its window "
+     "allows)", "-"},
+    {"hot_fraction", ParamKind::number, "0.1", "", "0", "1", "hot_spot: share of each rank's messages sent to rank 0",
+     "-"},
 };
 const ParamTable kParams{"workload (name: traffic)", "Synthetic traffic patterns.", kSpecs};
 
@@ -37,10 +48,8 @@ std::vector<Rank> torus_neighbours(const rt::Job& job, const std::vector<Rank>& 
   const NodeId node = job.node_of(r);
   const auto offset = job.placement.local_index(r);
   const NodeId slot = node - t.router_of(node) * (t.node_count() / t.router_count());
-  for (const auto& edge : boost::make_iterator_range(boost::out_edges(t.router_of(node), t.graph()))) {
-    const auto& link = t.link(t.graph()[edge].link);
-    if (link.kind != topo::LinkKind::network || link.lane != 0) continue;
-    const NodeId target = link.to * (t.node_count() / t.router_count()) + slot;
+  for (const topo::LinkId id : t.network_links_from(t.router_of(node))) {
+    const NodeId target = t.link(id).to * (t.node_count() / t.router_count()) + slot;
     const Rank first = first_rank_on_node[static_cast<std::size_t>(target)];
     if (first >= 0) out.push_back(first + (job.placement.round_robin ? offset * static_cast<Rank>(job.placement.nodes.size()) : offset));
   }
@@ -54,7 +63,9 @@ class Traffic final : public Workload {
         size_(r.size("size")),
         messages_(r.integer("messages")),
         window_(r.integer("window")),
-        distance_(r.integer("distance")) {}
+        distance_(r.integer("distance")),
+        offered_rate_(r.has("offered_rate") ? r.rate("offered_rate") : 0),
+        hot_ppm_(static_cast<std::uint64_t>(r.number("hot_fraction") * 1e6 + 0.5)) {}
 
   int minimum_ranks() const override { return 2; }
 
@@ -63,9 +74,11 @@ class Traffic final : public Workload {
     const int n = job.size();
     if (pattern_ == "bit_complement" && (n & (n - 1)) != 0)
       (where / "pattern").fail("bit_complement needs a power-of-two number of ranks; the job has " + std::to_string(n));
-    if (pattern_ == "nearest_neighbor" && job.machine.topology->type() != "torus" &&
-        job.machine.topology->type() != "mesh")
-      (where / "pattern").fail("nearest_neighbor needs a torus or mesh machine");
+    const auto* torus = dynamic_cast<const topo::Torus*>(job.machine.topology.get());
+    if ((pattern_ == "nearest_neighbor" || pattern_ == "transpose" || pattern_ == "tornado") && !torus)
+      (where / "pattern").fail(pattern_ + " needs a torus or mesh machine");
+    if (pattern_ == "transpose" && (torus->dims().size() < 2 || torus->dims()[0].size != torus->dims()[1].size))
+      (where / "pattern").fail("transpose needs a torus whose first two dimensions have the same size");
   }
 
   void start(rt::MessagingLayer& layer) override {
@@ -76,6 +89,11 @@ class Traffic final : public Workload {
     senders_.assign(n, Sender{});
     layer_ = &layer;
     prepare_destinations(layer.job());
+    if (offered_rate_ > 0) {  // the middle half of the span in which messages are created
+      const Time span = messages_ * std::max<Time>(1, transfer_time(size_, offered_rate_));
+      window_start_ = span / 4;
+      window_end_ = std::max(window_start_ + 1, 3 * span / 4);
+    }
     handler_ = layer.register_handler(rt::InstantHandler([this](Comm c, const Envelope& e) { arrived(c, e); }));
     // An arrival reads its source's record and, when the sender waits there for a credit,
     // resumes it to send its next message; a local completion resumes the sender, which
@@ -114,6 +132,15 @@ class Traffic final : public Workload {
     out.metrics["mean_latency_us"] = delivered_ ? microseconds(latency_sum_ / static_cast<Time>(delivered_)) : 0.0;
     out.metrics["max_latency_us"] = microseconds(latency_max_);
     add_per_source(out);
+    if (pattern_ == "hot_spot")
+      out.metrics["background_mean_latency_us"] =
+          background_delivered_ ? microseconds(background_latency_sum_ / static_cast<Time>(background_delivered_)) : 0.0;
+    if (offered_rate_ > 0) {
+      const double ranks = static_cast<double>(sources_.size());
+      out.metrics["offered_GBps_per_rank"] = static_cast<double>(offered_rate_) / 1e9;
+      out.metrics["accepted_GBps_per_rank"] =
+          megabytes_per_second(window_bytes_, window_end_ - window_start_) / 1000.0 / ranks;
+    }
   }
 
  private:
@@ -126,7 +153,7 @@ class Traffic final : public Workload {
       Rng rng = job.rng(1);
       for (int i = n - 1; i > 0; --i) std::swap(permutation_[static_cast<std::size_t>(i)], permutation_[rng.below(static_cast<std::uint64_t>(i))]);
     }
-    if (pattern_ == "nearest_neighbor") {
+    if (pattern_ == "nearest_neighbor" || pattern_ == "transpose" || pattern_ == "tornado") {
       first_rank_on_node_.assign(static_cast<std::size_t>(job.machine.node_count()), -1);
       for (Rank r = n - 1; r >= 0; --r)
         if (job.placement.local_index(r) == 0) first_rank_on_node_[static_cast<std::size_t>(job.node_of(r))] = r;
@@ -141,16 +168,40 @@ class Traffic final : public Workload {
     if (pattern_ == "incast") return me == 0 ? std::vector<Rank>{} : std::vector<Rank>{0};
     if (pattern_ == "bit_complement") return {static_cast<Rank>(~me & (n - 1))};
     if (pattern_ == "nearest_neighbor") return torus_neighbours(*job_, first_rank_on_node_, me);
+    if (pattern_ == "transpose" || pattern_ == "tornado") return coordinate_permutation(me);
     std::vector<Rank> all;  // all_to_all, staggered so that rank i starts with i+1
     for (int step = 1; step < n; ++step) all.push_back((me + step) % n);
     return all;
+  }
+
+  // transpose and tornado: the rank with the same local index on the node whose router's
+  // coordinates are permuted; none when that is the rank's own node.
+  std::vector<Rank> coordinate_permutation(Rank me) const {
+    const auto& torus = dynamic_cast<const topo::Torus&>(*job_->machine.topology);
+    const NodeId node = job_->node_of(me);
+    const topo::RouterId router = torus.router_of(node);
+    topo::RouterId target = 0, stride = 1;
+    for (std::size_t d = 0; d < torus.dims().size(); ++d) {
+      const int k = torus.dims()[d].size;
+      int c = torus.coordinate(router, d);
+      if (pattern_ == "transpose" && d < 2) c = torus.coordinate(router, 1 - d);
+      if (pattern_ == "tornado") c = (c + (k + 1) / 2 - 1) % k;
+      target += c * stride;
+      stride *= k;
+    }
+    if (target == router) return {};
+    const NodeId target_node = target * torus.concentration() + node % torus.concentration();
+    const Rank first = first_rank_on_node_[static_cast<std::size_t>(target_node)];
+    if (first < 0) return {};
+    return {first + (job_->placement.round_robin ? job_->placement.local_index(me) * static_cast<Rank>(job_->placement.nodes.size())
+                                                 : job_->placement.local_index(me))};
   }
 
   Task<> send_all(Comm c) {
     const auto me = static_cast<std::size_t>(c.rank());
     Source& source = sources_[me];
     Rng rng = job_->rng(1000 + me);
-    const bool random = pattern_ == "uniform_random";
+    const bool random = pattern_ == "uniform_random" || pattern_ == "hot_spot";
     const auto fixed = random ? std::vector<Rank>{} : destinations(c);
     const std::int64_t total = random ? messages_ : messages_ * static_cast<std::int64_t>(fixed.size());
     Sender& sender = senders_[me];
@@ -158,21 +209,31 @@ class Traffic final : public Workload {
       first_send_[me] = c.now();
       sender.next_destination = destination(0, fixed, rng, c);
     }
+    // Open loop: message k is created at phase + k * period, whatever the network does.
+    const Time period = offered_rate_ > 0 ? std::max<Time>(1, transfer_time(size_, offered_rate_)) : 0;
+    Rng phases = job_->rng(2000 + me);
+    const Time phase = period > 0 ? static_cast<Time>(phases.below(static_cast<std::uint64_t>(period))) : 0;
     for (std::int64_t k = 0; k < total; ++k) {
       while (sender.in_flight >= window_) co_await Credit{source, sender};
+      const Time created = phase + k * period;
+      if (period > 0 && created > c.now()) co_await c.kernel().sleep(created - c.now());
       const Rank dst = sender.next_destination;
       // Drawn one message ahead (the same draws, in the same order), for the hints.
       sender.next_destination = k + 1 < total ? destination(k + 1, fixed, rng, c) : -1;
       ++sender.in_flight;
       source.bytes_sent += size_;
-      rt::Request sent = co_await c.am_isend(dst, handler_, size_, static_cast<std::uint64_t>(c.now()));
+      const Time stamp = period > 0 ? created : c.now();
+      rt::Request sent = co_await c.am_isend(dst, handler_, size_, static_cast<std::uint64_t>(stamp));
       co_await Completion{sent, sender};
     }
   }
 
-  // The k-th message's destination: a random other rank, or the pattern's fixed ones in turn.
-  static Rank destination(std::int64_t k, const std::vector<Rank>& fixed, Rng& rng, Comm c) {
-    return fixed.empty() ? random_other(rng, c) : fixed[static_cast<std::size_t>(k) % fixed.size()];
+  // The k-th message's destination: a random other rank (rank 0 with probability hot_fraction
+  // for hot_spot), or the pattern's fixed ones in turn.
+  Rank destination(std::int64_t k, const std::vector<Rank>& fixed, Rng& rng, Comm c) const {
+    if (!fixed.empty()) return fixed[static_cast<std::size_t>(k) % fixed.size()];
+    if (pattern_ == "hot_spot" && rng.below(1000000) < hot_ppm_ && c.rank() != 0) return 0;
+    return random_other(rng, c);
   }
 
   // Waits for an arrival of the source's messages. The waiting sender is kept in the
@@ -212,6 +273,11 @@ class Traffic final : public Workload {
 
   void arrived(Comm c, const Envelope& e) {
     const Time latency = c.now() - static_cast<Time>(e.word);
+    if (pattern_ == "hot_spot" && c.rank() != 0) {
+      ++background_delivered_;
+      background_latency_sum_ += latency;
+    }
+    if (offered_rate_ > 0 && c.now() >= window_start_ && c.now() < window_end_) window_bytes_ += e.size;
     ++delivered_;
     delivered_bytes_ += e.size;
     latency_sum_ += latency;
@@ -276,6 +342,12 @@ class Traffic final : public Workload {
   std::string pattern_;
   Bytes size_;
   std::int64_t messages_, window_, distance_;
+  Rate offered_rate_;
+  std::uint64_t hot_ppm_;  // hot_fraction in millionths
+  Time window_start_ = 0, window_end_ = 0;  // open loop: where the accepted throughput is measured
+  Bytes window_bytes_ = 0;
+  std::uint64_t background_delivered_ = 0;  // hot_spot: messages to ranks other than 0
+  Time background_latency_sum_ = 0;
   const rt::Job* job_ = nullptr;
   const rt::MessagingLayer* layer_ = nullptr;
   rt::HandlerId handler_ = 0;
@@ -311,6 +383,6 @@ class Traffic final : public Workload {
 
 const WorkloadEntry kTrafficWorkload{
     "traffic", "synthetic traffic patterns: shift, neighbours, permutation, all-to-all, incast, latency map", &kParams,
-    [](const ParamReader& r) -> std::unique_ptr<Workload> { return std::make_unique<Traffic>(r); }};
+    &make_from<Traffic>};
 
 }  // namespace torsim::apps

@@ -37,6 +37,12 @@ struct WorkloadEntry {
 };
 const std::vector<WorkloadEntry>& workloads();
 
+/// An entry's `make` for a workload constructed from its parameters: `&make_from<PingPong>`.
+template <class W>
+std::unique_ptr<Workload> make_from(const ParamReader& r) {
+  return std::make_unique<W>(r);
+}
+
 /// The scenario's "workload" object: {"name": "pingpong", ...parameters}.
 std::unique_ptr<Workload> make_workload(const Json& spec, const Where& where);
 

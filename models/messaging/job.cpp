@@ -10,7 +10,7 @@ constexpr ParamSpec kSpecs[] = {
      "-"},
     {"node_list", ParamKind::integer_list, kUnset, "", "0", "",
      "explicit node ids to allocate, in rank order (instead of 'nodes')", "-"},
-    {"ranks_per_node", ParamKind::integer, "1", "", "1", "4096", "ranks on each allocated node (<= cores)", "-"},
+    {"ranks_per_node", ParamKind::integer, "1", "", "1", "4096", "ranks on each allocated node (<= cores x threads_per_core)", "-"},
     {"order", ParamKind::choice, "block", "", "", "", "block: consecutive ranks share a node; round_robin: "
      "consecutive ranks go to consecutive nodes", "-", "block|round_robin"},
 };
@@ -42,8 +42,11 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
     for (NodeId n = 0; n < count; ++n) p.nodes.push_back(n);
   }
   p.ranks_per_node = static_cast<int>(r.integer("ranks_per_node"));
-  if (p.ranks_per_node > machine.node.cores)
-    r.where("ranks_per_node").fail("at most " + std::to_string(machine.node.cores) + " ranks per node (cores per node)");
+  const int slots = machine.node.cores * machine.node.threads_per_core;
+  if (p.ranks_per_node > slots)
+    r.where("ranks_per_node").fail("at most " + std::to_string(slots) + " ranks per node (" +
+                                   std::to_string(machine.node.cores) + " cores x " +
+                                   std::to_string(machine.node.threads_per_core) + " hardware threads)");
   p.round_robin = r.text("order") == "round_robin";
   return p;
 }

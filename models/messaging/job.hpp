@@ -28,6 +28,12 @@ struct Placement {
     const auto n = static_cast<Rank>(nodes.size());
     return round_robin ? r / n : r % ranks_per_node;
   }
+  /// Ranks sharing the core rank r runs on: a node's ranks go to its cores in turn (local
+  /// index modulo cores), so with more ranks than cores they share them as hardware threads.
+  int ranks_on_core(Rank r, int cores) const {
+    const int core = local_index(r) % cores;
+    return ranks_per_node / cores + (core < ranks_per_node % cores ? 1 : 0);
+  }
 };
 
 extern const ParamTable kPlacementParams;

@@ -1,6 +1,8 @@
 #include "models/messaging/messaging.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace torsim::rt {
 
@@ -9,7 +11,8 @@ MessagingLayer::MessagingLayer(Job& job)
       requests_(job.kernel),
       ranks_(static_cast<std::size_t>(job.size())),
       running_handlers_(static_cast<std::size_t>(job.size()), false),
-      cpu_free_(static_cast<std::size_t>(job.size()), 0) {}
+      cpu_free_(static_cast<std::size_t>(job.size()), 0),
+      shares_cores_(job.placement.ranks_per_node > job.machine.node.cores * job.machine.node.full_speed_threads) {}
 
 std::string_view cpu_use_name(CpuUse use) {
   static constexpr std::array<std::string_view, kCpuUses> names = {
@@ -23,7 +26,19 @@ Time CpuCharge::total() const {
   return sum;
 }
 
+CpuCharge MessagingLayer::stretched(Rank r, const CpuCharge& charge) const {
+  const NodeParams& node = job_.machine.node;
+  const std::int64_t stretch = node.cost_stretch(job_.placement.ranks_on_core(r, node.cores));
+  CpuCharge out = charge;
+  for (Time& part : out.parts) part = part * stretch / node.full_speed_threads;
+  return out;
+}
+
 Time MessagingLayer::occupy_cpu(Rank r, const CpuCharge& charge) {
+  return shares_cores_ ? book_cpu(r, stretched(r, charge)) : book_cpu(r, charge);
+}
+
+Time MessagingLayer::book_cpu(Rank r, const CpuCharge& charge) {
   Time& free_at = cpu_free_[static_cast<std::size_t>(r)];
   const Time start = std::max(free_at, kernel().now());
   const Time duration = charge.total();
@@ -147,6 +162,13 @@ void MessagingLayer::notify(Rank target, Rank from) {
   if (n.waiter) kernel().resume_now(std::exchange(n.waiter, {}));
 }
 
+const CollectiveAlgorithms& MessagingLayer::collectives() const {
+  if (!collectives_)
+    throw std::logic_error("messaging layer '" + std::string(name()) +
+                           "' has no collective algorithms (make_messaging_layer installs the defaults)");
+  return *collectives_;
+}
+
 Tag MessagingLayer::next_collective_tag(Rank self) {
   auto& sequence = ranks_[static_cast<std::size_t>(self)].collective_sequence;
   return kFirstCollectiveTag + static_cast<Tag>(sequence++ % (1u << 29));
@@ -154,99 +176,6 @@ Tag MessagingLayer::next_collective_tag(Rank self) {
 
 Task<> MessagingLayer::compute(Rank self, Time duration) {
   if (duration > 0) co_await on_cpu(self, duration, CpuUse::compute);
-}
-
-// Dissemination barrier (Hensgen, Finkel, Manber 1988): ceil(log2 n) rounds.
-Task<> MessagingLayer::barrier(Rank self) {
-  const int n = size();
-  const Tag tag = next_collective_tag(self);
-  for (int distance = 1; distance < n; distance *= 2) {
-    Request in = irecv(self, (self - distance + n) % n, tag);
-    co_await co_await isend(self, (self + distance) % n, 0, tag, 0);
-    co_await in;
-  }
-}
-
-// Binomial tree broadcast (MPICH's short-message algorithm).
-Task<> MessagingLayer::bcast(Rank self, Rank root, Bytes bytes) {
-  const int n = size();
-  const Tag tag = next_collective_tag(self);
-  const int relative = (self - root + n) % n;
-  int mask = 1;
-  for (; mask < n; mask <<= 1) {
-    if (relative & mask) {
-      co_await irecv(self, (relative - mask + root) % n, tag);
-      break;
-    }
-  }
-  for (mask >>= 1; mask > 0; mask >>= 1)
-    if (relative + mask < n) co_await co_await isend(self, (relative + mask + root) % n, bytes, tag, 0);
-}
-
-// Binomial tree reduction towards the root, combining at each step.
-Task<> MessagingLayer::reduce(Rank self, Rank root, Bytes bytes) {
-  const int n = size();
-  const Tag tag = next_collective_tag(self);
-  const int relative = (self - root + n) % n;
-  for (int mask = 1; mask < n; mask <<= 1) {
-    if (relative & mask) {
-      co_await co_await isend(self, (relative - mask + root) % n, bytes, tag, 0);
-      break;
-    }
-    if ((relative | mask) < n) {
-      co_await irecv(self, ((relative | mask) + root) % n, tag);
-      co_await compute(self, reduce_time(bytes));
-    }
-  }
-}
-
-// Recursive doubling for power-of-two sizes, otherwise reduce then broadcast.
-Task<> MessagingLayer::allreduce(Rank self, Bytes bytes) {
-  const int n = size();
-  if ((n & (n - 1)) != 0) {
-    co_await reduce(self, 0, bytes);
-    co_await bcast(self, 0, bytes);
-    co_return;
-  }
-  const Tag tag = next_collective_tag(self);
-  for (int mask = 1; mask < n; mask <<= 1) {
-    Request in = irecv(self, self ^ mask, tag);
-    Request out = co_await isend(self, self ^ mask, bytes, tag, 0);
-    co_await in;
-    co_await out;
-    co_await compute(self, reduce_time(bytes));
-  }
-}
-
-// Binomial gather: each subtree's data travels up as one message.
-Task<> MessagingLayer::gather(Rank self, Rank root, Bytes size_per_rank) {
-  const int n = size();
-  const Tag tag = next_collective_tag(self);
-  const int relative = (self - root + n) % n;
-  std::int64_t held = 1;
-  for (int mask = 1; mask < n; mask <<= 1) {
-    if (relative & mask) {
-      co_await co_await isend(self, (relative - mask + root) % n, held * size_per_rank, tag, 0);
-      break;
-    }
-    const int child = relative | mask;
-    if (child < n) {
-      co_await irecv(self, (child + root) % n, tag);
-      held += std::min(mask, n - child);
-    }
-  }
-}
-
-// Pairwise exchange: in step i, send to rank+i and receive from rank-i.
-Task<> MessagingLayer::alltoall(Rank self, Bytes size_per_pair) {
-  const int n = size();
-  const Tag tag = next_collective_tag(self);
-  for (int step = 1; step < n; ++step) {
-    Request in = irecv(self, (self - step + n) % n, tag);
-    Request out = co_await isend(self, (self + step) % n, size_per_pair, tag, 0);
-    co_await in;
-    co_await out;
-  }
 }
 
 Task<> Comm::send_and_wait(Comm c, Rank dst, Bytes size, Tag tag, std::uint64_t word) {

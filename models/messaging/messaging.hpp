@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +55,33 @@ using AmHandler = std::function<Task<>(Comm, Envelope)>;
 /// A handler that takes no simulated time (bookkeeping such as arrival statistics); runs at
 /// delivery without a coroutine when the layer charges no handler overhead.
 using InstantHandler = std::function<void(Comm, const Envelope&)>;
+
+/// The collective operations of the interface.
+enum class CollectiveOp : std::uint8_t { barrier, bcast, reduce, allreduce, gather, alltoall };
+
+/// The collectives a layer runs, held by the layer as one object. Declared here and implemented
+/// above this interface: models/collectives holds the algorithms over point-to-point messages,
+/// which make_messaging_layer installs unless the layer installed its own (native collectives:
+/// RDMA trees, a combining network). Data is abstract: each rank's contribution is one word
+/// standing for its `bytes`, and a reduction sums words (wrapping), so that a test can check
+/// where every contribution went. bcast returns the root's word; reduce the sum at the root (a
+/// partial sum elsewhere); allreduce the sum everywhere; gather the sum of every rank's word at
+/// the root; alltoall the sum of the words of the blocks a rank ends with (every rank sends its
+/// word in each block).
+class CollectiveAlgorithms {
+ public:
+  virtual ~CollectiveAlgorithms() = default;
+  virtual Task<> barrier(Comm c) const = 0;
+  virtual Task<std::uint64_t> bcast(Comm c, Rank root, Bytes bytes, std::uint64_t word) const = 0;
+  virtual Task<std::uint64_t> reduce(Comm c, Rank root, Bytes bytes, std::uint64_t word) const = 0;
+  virtual Task<std::uint64_t> allreduce(Comm c, Bytes bytes, std::uint64_t word) const = 0;
+  virtual Task<std::uint64_t> gather(Comm c, Rank root, Bytes size_per_rank, std::uint64_t word) const = 0;
+  virtual Task<std::uint64_t> alltoall(Comm c, Bytes size_per_pair, std::uint64_t word) const = 0;
+  /// Closed-form time of one operation over `ranks` ranks on an idle machine (all ranks start
+  /// together; `bytes` as the operation takes them), where the layer has an analytical model
+  /// of its collectives; nullopt where it has none.
+  virtual std::optional<Time> predicted(CollectiveOp, int /*ranks*/, Bytes /*bytes*/) const { return std::nullopt; }
+};
 
 /// Collective tags live above every user tag.
 inline constexpr Tag kFirstCollectiveTag = 1 << 30;
@@ -112,21 +140,24 @@ class MessagingLayer {
   /// to the network model (NetworkModel::expect_transfer); the default ignores it.
   virtual void expect_send(Rank /*src*/, Rank /*dst*/) const {}
 
-  // --- Collectives over all ranks of the job. Defaults are built on isend/irecv (MPICH's
-  // classic algorithms); layers with native collectives override them.
-  virtual Task<> barrier(Rank self);
-  virtual Task<> bcast(Rank self, Rank root, Bytes bytes);
-  virtual Task<> reduce(Rank self, Rank root, Bytes bytes);
-  virtual Task<> allreduce(Rank self, Bytes bytes);
-  virtual Task<> gather(Rank self, Rank root, Bytes size_per_rank);
-  virtual Task<> alltoall(Rank self, Bytes size_per_pair);
+  // --- Collectives over all ranks of the job (through Comm): the algorithms installed.
+  const CollectiveAlgorithms& collectives() const;
+  bool has_collectives() const { return collectives_ != nullptr; }
+  void set_collectives(std::unique_ptr<const CollectiveAlgorithms> algorithms) { collectives_ = std::move(algorithms); }
+  /// A fresh tag for one collective call (or one phase of it) on rank `self`; every rank calls
+  /// collectives in the same order, so the tags agree.
+  Tag next_collective_tag(Rank self);
+  /// Time to combine `size` bytes in a reduction (the layer's reduction speed).
+  virtual Time reduce_time(Bytes) const { return 0; }
 
   /// Local computation (or software overhead) on the rank's core.
   virtual Task<> compute(Rank self, Time duration);
 
   /// The rank's core: software costs charged from event context (a message's protocol
   /// processing) and the rank's own computation queue on it, one at a time. Every charge says
-  /// what the time is for, so a run can tell where its time went.
+  /// what the time is for, so a run can tell where its time went. Where ranks share a core as
+  /// hardware threads beyond the machine's full_speed_threads, each charge stretches by
+  /// (ranks on the core) / full_speed_threads.
   Time occupy_cpu(Rank r, const CpuCharge& charge);
   Time occupy_cpu(Rank r, Time duration, CpuUse use) { return occupy_cpu(r, CpuCharge(use, duration)); }
   /// Awaitable: charges rank r's core and resumes when the charge is done.
@@ -156,9 +187,6 @@ class MessagingLayer {
   void deliver_am(HandlerId handler, const Envelope& envelope);
   /// Extra cost a layer charges before running each handler (scheduler, envelope decoding).
   virtual Time handler_overhead(Rank) const { return 0; }
-  /// Time to combine `size` bytes in a reduction (the layer's reduction speed).
-  virtual Time reduce_time(Bytes) const { return 0; }
-  Tag next_collective_tag(Rank self);
 
   void hint_arrival(Rank src) const {
     if (hints_.arrival) hints_.arrival(hints_.ctx, src);
@@ -198,6 +226,9 @@ class MessagingLayer {
   // record) because an instant handler's delivery reads only this.
   std::vector<std::uint8_t> running_handlers_;
   std::vector<Time> cpu_free_;  // per rank: when its core is next idle
+  bool shares_cores_;           // some rank shares its core beyond full speed: charges stretch
+  CpuCharge stretched(Rank r, const CpuCharge& charge) const;
+  Time book_cpu(Rank r, const CpuCharge& charge);
   CpuCharge cpu_by_use_;
   CpuObserver cpu_observer_;
   struct Notifications {
@@ -210,6 +241,7 @@ class MessagingLayer {
     InstantHandler instant;
   };
   std::deque<Handler> handlers_;  // a deque: running handler coroutines refer to them
+  std::unique_ptr<const CollectiveAlgorithms> collectives_;
 };
 
 class MessagingLayer::MatchWait {
@@ -258,12 +290,24 @@ class Comm {
   Task<> am_send(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0, Tag tag = 0) const {
     return am_send_and_wait(*this, dst, handler, size, word, tag);
   }
-  Task<> barrier() const { return layer_->barrier(rank_); }
-  Task<> bcast(Rank root, Bytes size) const { return layer_->bcast(rank_, root, size); }
-  Task<> reduce(Rank root, Bytes size) const { return layer_->reduce(rank_, root, size); }
-  Task<> allreduce(Bytes size) const { return layer_->allreduce(rank_, size); }
-  Task<> gather(Rank root, Bytes size_per_rank) const { return layer_->gather(rank_, root, size_per_rank); }
-  Task<> alltoall(Bytes size_per_pair) const { return layer_->alltoall(rank_, size_per_pair); }
+  // Collectives: the words are the contributions (see CollectiveAlgorithms); workloads that only
+  // want the timing leave them 0.
+  Task<> barrier() const { return layer_->collectives().barrier(*this); }
+  Task<std::uint64_t> bcast(Rank root, Bytes size, std::uint64_t word = 0) const {
+    return layer_->collectives().bcast(*this, root, size, word);
+  }
+  Task<std::uint64_t> reduce(Rank root, Bytes size, std::uint64_t word = 0) const {
+    return layer_->collectives().reduce(*this, root, size, word);
+  }
+  Task<std::uint64_t> allreduce(Bytes size, std::uint64_t word = 0) const {
+    return layer_->collectives().allreduce(*this, size, word);
+  }
+  Task<std::uint64_t> gather(Rank root, Bytes size_per_rank, std::uint64_t word = 0) const {
+    return layer_->collectives().gather(*this, root, size_per_rank, word);
+  }
+  Task<std::uint64_t> alltoall(Bytes size_per_pair, std::uint64_t word = 0) const {
+    return layer_->collectives().alltoall(*this, size_per_pair, word);
+  }
   Task<> compute(Time duration) const { return layer_->compute(rank_, duration); }
 
  private:

@@ -1,6 +1,7 @@
 #include "models/network/network_model.hpp"
 
 #include "models/network/analytic.hpp"
+#include "models/network/flow_control.hpp"
 #include "models/network/link_timeline.hpp"
 #include "models/network/packet.hpp"
 #include "models/network/simgrid.hpp"
@@ -34,6 +35,7 @@ void NetworkModel::copy_within_node(LinkTimeline& copy_engine, const TransferReq
 namespace {
 
 std::unique_ptr<NetworkModel> make_packet(const ParamReader& r, Kernel& kernel, const Machine& machine) {
+  if (r.text("flow_control") == "credit") return std::make_unique<CreditModel>(kernel, machine, r.size("train_bytes"));
   return std::make_unique<PacketModel>(kernel, machine, r.size("train_bytes"));
 }
 
@@ -45,7 +47,7 @@ std::unique_ptr<NetworkModel> make_analytic(const ParamReader&, Kernel& kernel, 
 
 const std::vector<NetworkModelEntry>& network_models() {
   static const std::vector<NetworkModelEntry> entries{
-      {"packet", "packet trains, cut-through timing, per-link contention (default)", &kPacketModelParams,
+      {"packet", "packet trains, cut-through timing, per-link contention, credit flow control (default)", &kPacketModelParams,
        make_packet},
       {"analytic", "contention-free latency + size / bandwidth, for very large runs", &kAnalyticModelParams,
        make_analytic},

@@ -13,6 +13,10 @@ constexpr ParamSpec kSpecs[] = {
     {"train_bytes", ParamKind::size, "4KiB", "B", "1B", "1GiB",
      "payload moved as one train of whole packets; smaller is finer-grained sharing, slower to simulate",
      "assumption: 4 KiB keeps sharing fair at the granularity of a few microseconds"},
+    {"flow_control", ParamKind::choice, "none", "", "", "",
+     "credit: finite router buffers (machine.router), credits, back-pressure to the NIC; none: unbounded "
+     "buffers, each train books its whole path when injected (faster)", "assumption: see docs/models/network.md",
+     "credit|none"},
 };
 void ignore_delivery(void*, std::uint64_t) {}
 }  // namespace
@@ -20,7 +24,7 @@ void ignore_delivery(void*, std::uint64_t) {}
 const ParamTable kPacketModelParams{"network (model: packet)",
                                     "Packet trains with cut-through timing and per-link contention.", kSpecs};
 
-PacketModel::PacketModel(Kernel& kernel, const Machine& machine, Bytes train_bytes)
+PacketModelBase::PacketModelBase(Kernel& kernel, const Machine& machine, Bytes train_bytes)
     : NetworkModel(kernel, machine),
       train_bytes_(train_bytes),
       has_lanes_(topology_.has_lanes()),
@@ -29,7 +33,7 @@ PacketModel::PacketModel(Kernel& kernel, const Machine& machine, Bytes train_byt
   tabulate_link_timings();
 }
 
-void PacketModel::tabulate_link_timings() {
+void PacketModelBase::tabulate_link_timings() {
   std::map<std::pair<Rate, Time>, std::uint32_t> index;
   for (LinkId l = 0; l < topology_.link_count(); ++l) {
     const auto& info = topology_.link(l);
@@ -53,21 +57,31 @@ void PacketModel::start(const TransferRequest& request) {
   m.request = request;
   m.next_offset = 0;
   m.latest_delivery = 0;
-  if (!take_expected_route(request.src, request.dst, m.route)) {
-    topology_.route(request.src, request.dst, m.route);
-    prefetch_route(m.route);
-  }
-  m.bottleneck = INT64_MAX;
-  // From the compact tag array, not the timelines: the booking can start on the first
-  // link's timeline while the others are still on their way.
-  for (LinkId l : m.route)
-    m.bottleneck = std::min(m.bottleneck, link_timings_[timing_tags_[static_cast<std::size_t>(l)]].bandwidth);
+  take_route(request.src, request.dst, m.route);
+  m.bottleneck = bottleneck_of(m.route);
   send_next_train(index);
+}
+
+void PacketModelBase::take_route(NodeId src, NodeId dst, std::vector<LinkId>& out) {
+  if (ExpectedRoute* e = find_expected(src, dst)) {
+    out.swap(e->route);  // the slot keeps the message's old vector, and its capacity
+    e->src = e->dst = -1;
+    return;
+  }
+  topology_.route(src, dst, out);
+  prefetch_route(out);
+}
+
+Rate PacketModelBase::bottleneck_of(const std::vector<LinkId>& route) const {
+  Rate bottleneck = INT64_MAX;
+  for (LinkId l : route)
+    bottleneck = std::min(bottleneck, link_timings_[timing_tags_[static_cast<std::size_t>(l)]].bandwidth);
+  return bottleneck;
 }
 
 // Getting ready one event ahead: the route's timelines are then on their way while that
 // event runs, instead of being waited for at the start of the booking.
-void PacketModel::expect_transfer(NodeId src, NodeId dst) const {
+void PacketModelBase::expect_transfer(NodeId src, NodeId dst) const {
   if (src == dst || find_expected(src, dst)) return;  // nothing to do, or asked for already
   ExpectedRoute& e = expected_[next_expected_];
   next_expected_ = (next_expected_ + 1) % expected_.size();
@@ -77,26 +91,18 @@ void PacketModel::expect_transfer(NodeId src, NodeId dst) const {
   prefetch_route(e.route);
 }
 
-PacketModel::ExpectedRoute* PacketModel::find_expected(NodeId src, NodeId dst) const {
+PacketModelBase::ExpectedRoute* PacketModelBase::find_expected(NodeId src, NodeId dst) const {
   for (ExpectedRoute& e : expected_)
     if (e.src == src && e.dst == dst) return &e;
   return nullptr;
 }
 
-bool PacketModel::take_expected_route(NodeId src, NodeId dst, std::vector<LinkId>& out) {
-  ExpectedRoute* e = find_expected(src, dst);
-  if (!e) return false;
-  out.swap(e->route);  // the slot keeps the message's old vector, and its capacity
-  e->src = e->dst = -1;
-  return true;
-}
-
 // Each link's timeline is a likely cache miss: ask for all of them at once.
-void PacketModel::prefetch_route(const std::vector<LinkId>& route) const {
+void PacketModelBase::prefetch_route(const std::vector<LinkId>& route) const {
   for (LinkId l : route) __builtin_prefetch(&timelines_[static_cast<std::size_t>(l)]);
 }
 
-void PacketModel::collect_link_busy() const {
+void PacketModelBase::collect_link_busy() const {
   for (std::size_t link = 0; link < timelines_.size(); ++link) link_busy_[link] = timelines_[link].busy();
 }
 
@@ -108,7 +114,7 @@ void PacketModel::send_next_train(std::uint64_t message_index) {
   const PacketFormat& format = m.request.format ? *m.request.format : machine_.packet;
   const Bytes start = m.next_offset;
   // Trains are whole packets of this transfer's format.
-  const Bytes train = std::max<Bytes>(1, train_bytes_ / format.payload) * format.payload;
+  const Bytes train = whole_packets(format, train_bytes_);
   const Bytes end = std::min(m.request.bytes, start + train);
   m.next_offset = end;
   const Bytes wire_start = format.wire_offset(start);
@@ -173,12 +179,12 @@ void PacketModel::book_adaptive_hops(Message& m, Train& train) {
   }
 }
 
-void PacketModel::add_lanes(LinkId link, std::vector<LinkId>& out) const {
+void PacketModelBase::add_lanes(LinkId link, std::vector<LinkId>& out) const {
   const auto [first, count] = topology_.lanes(link);
   for (int k = 0; k < count; ++k) out.push_back(first + k);
 }
 
-PacketModel::TrainShape& PacketModel::shape_of(Bytes wire_start, Bytes wire_end, Rate bottleneck) {
+PacketModelBase::TrainShape& PacketModelBase::shape_of(Bytes wire_start, Bytes wire_end, Rate bottleneck) {
   for (TrainShape& shape : shapes_)
     if (shape.wire_end == wire_end && shape.wire_start == wire_start && shape.bottleneck == bottleneck) return shape;
   TrainShape& shape = shapes_[oldest_shape_];
@@ -188,7 +194,7 @@ PacketModel::TrainShape& PacketModel::shape_of(Bytes wire_start, Bytes wire_end,
   return shape;
 }
 
-Time PacketModel::new_serialisation(std::uint32_t tag, TrainShape& shape) const {
+Time PacketModelBase::new_serialisation(std::uint32_t tag, TrainShape& shape) const {
   // Differences of stream_time() add up exactly over a message's trains; the clamp to the
   // bottleneck's share removes a 1 ps rounding flip on faster links, so that an uncontended
   // message takes exactly the closed form.
@@ -208,7 +214,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   for (LinkId link : candidates) {
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
     timeline.forget_before(kernel_.now());
-    const Time duration = serialisation(timeline.tag(), train);
+    const Time duration = serialisation(timeline.tag(), *train.shape);
     const auto plan = timeline.plan(std::max(train.head, train.tail - duration), duration);
     if (plan.end < best_plan.end) {
       best = link;

@@ -18,6 +18,7 @@
 // blocking (a documented limitation).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -29,25 +30,17 @@ namespace torsim::net {
 
 extern const ParamTable kPacketModelParams;
 
-class PacketModel final : public NetworkModel {
+/// What the packet models share: link timelines with their timing tags, trains of whole
+/// packets and their serialisation times, routes computed ahead on a hint, the intra-node
+/// copy engines. PacketModel (unbounded router buffers) and CreditModel (credit flow control,
+/// flow_control.hpp) book trains on it in their own ways.
+class PacketModelBase : public NetworkModel {
  public:
-  PacketModel(Kernel& kernel, const Machine& machine, Bytes train_bytes);
+  PacketModelBase(Kernel& kernel, const Machine& machine, Bytes train_bytes);
   std::string_view name() const override { return "packet"; }
-  void start(const TransferRequest& request) override;
   void expect_transfer(NodeId src, NodeId dst) const override;
 
- private:
-  struct Message {
-    TransferRequest request;
-    Bytes next_offset = 0;      // payload bytes already sent in trains
-    Time latest_delivery = 0;
-    Rate bottleneck = 0;        // slowest link of the deterministic route
-    std::vector<LinkId> route;  // deterministic route (kept for reuse across messages)
-  };
-  struct Booking {
-    Time injected;   // tail leaves the injection link
-    Time delivered;  // tail reaches the destination
-  };
+ protected:
   /// What a train's serialisation times depend on: its wire bytes and its message's slowest
   /// link. Trains of one shape (every message of a size, on routes with the same bottleneck)
   /// share them, so the divisions are done once per shape, not per train.
@@ -66,46 +59,24 @@ class PacketModel final : public NetworkModel {
     }();
     std::array<Time, kRemembered> durations = kNotComputed;
   };
-  /// A train in flight while its links are booked, hop by hop.
-  struct Train {
-    Time head;  // when the head reaches the next link
-    Time tail;  // when the tail has fully arrived at the next link's input
-    TrainShape* shape;
-  };
 
   void collect_link_busy() const override;
-  void send_next_train(std::uint64_t message_index);
   void prefetch_route(const std::vector<LinkId>& route) const;
-  Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
-  void book_adaptive_hops(Message& m, Train& train);
-  /// Books the one link a deterministic route takes (no lanes): searches its timeline once.
-  /// Inline: it runs for every hop of every train. `kObserved`: reports the booking to the link
-  /// observer (an instance of its own, so that runs without one pay nothing per hop).
-  template <bool kObserved = false>
-  [[gnu::always_inline]] void book_hop(LinkId link, Train& train) {
-    const auto index = static_cast<std::size_t>(link);
-    LinkTimeline& timeline = timelines_[index];
-    timeline.forget_before(kernel_.now());
-    const std::uint32_t tag = timeline.tag();
-    const Time duration = serialisation(tag, train);
-    Time head_passes = train.head;
-    const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
-    if constexpr (kObserved) observe_booking(link, end, duration);
-    const Time latency = link_timings_[tag].latency;
-    train.head = head_passes + latency;
-    train.tail = end + latency;
+  /// The deterministic route from src to dst into `out`: the one computed ahead on a hint, or
+  /// computed now with its timelines asked for.
+  void take_route(NodeId src, NodeId dst, std::vector<LinkId>& out);
+  /// The slowest link of a route (from the compact tag array, not the timelines: the booking
+  /// can start on the first link's timeline while the others are still on their way).
+  Rate bottleneck_of(const std::vector<LinkId>& route) const;
+  /// Payload bytes per train for this format: whole packets, at most `limit` bytes of payload.
+  static Bytes whole_packets(const PacketFormat& format, Bytes limit) {
+    return std::max<Bytes>(1, limit / format.payload) * format.payload;
   }
-  /// Books the best of the link's lanes.
-  void book_lanes(LinkId link, Train& train);
-  /// Books the earliest window among the candidate links (ties: first candidate), advances
-  /// the train past it, and returns the link used.
-  LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
   /// `link` and its parallel lanes into `out`.
   void add_lanes(LinkId link, std::vector<LinkId>& out) const;
-  /// The train's serialisation time on a link of timing `tag` (an index to link_timings_),
+  /// A train's serialisation time on a link of timing `tag` (an index to link_timings_),
   /// remembered per tag.
-  Time serialisation(std::uint32_t tag, Train& train) const {
-    TrainShape& shape = *train.shape;
+  Time serialisation(std::uint32_t tag, TrainShape& shape) const {
     if (tag < TrainShape::kRemembered && shape.durations[tag] >= 0) return shape.durations[tag];
     return new_serialisation(tag, shape);
   }
@@ -123,7 +94,6 @@ class PacketModel final : public NetworkModel {
   const LinkTiming& timing(LinkId link) const {
     return link_timings_[timelines_[static_cast<std::size_t>(link)].tag()];
   }
-  void tabulate_link_timings();
 
   Bytes train_bytes_;  // payload per train, rounded down to whole packets of each transfer
   bool has_lanes_;
@@ -131,9 +101,10 @@ class PacketModel final : public NetworkModel {
   std::vector<LinkTiming> link_timings_;
   std::vector<std::uint16_t> timing_tags_;  // per link, as in its timeline's tag (compact: 2 B/link)
   std::vector<LinkTimeline> memory_;
-  SlotPool<Message> messages_;  // records keep their route's capacity from message to message
-  std::vector<LinkId> candidates_;  // scratch: links a train may take at this hop
-  std::vector<LinkId> next_hops_;   // scratch for adaptive routing
+
+ private:
+  void tabulate_link_timings();
+
   std::array<TrainShape, 4> shapes_;  // the last few train shapes (a workload has a handful)
   std::size_t oldest_shape_ = 0;
   /// Routes computed ahead by expect_transfer(), for start() to take instead of computing
@@ -147,9 +118,62 @@ class PacketModel final : public NetworkModel {
   mutable std::size_t next_expected_ = 0;
   /// The expected route from src to dst, or null.
   ExpectedRoute* find_expected(NodeId src, NodeId dst) const;
-  /// Moves the expected route from src to dst into `out`, if there is one (its timelines
-  /// were asked for then).
-  bool take_expected_route(NodeId src, NodeId dst, std::vector<LinkId>& out);
+};
+
+class PacketModel final : public PacketModelBase {
+ public:
+  PacketModel(Kernel& kernel, const Machine& machine, Bytes train_bytes)
+      : PacketModelBase(kernel, machine, train_bytes) {}
+  void start(const TransferRequest& request) override;
+
+ private:
+  struct Message {
+    TransferRequest request;
+    Bytes next_offset = 0;      // payload bytes already sent in trains
+    Time latest_delivery = 0;
+    Rate bottleneck = 0;        // slowest link of the deterministic route
+    std::vector<LinkId> route;  // deterministic route (kept for reuse across messages)
+  };
+  struct Booking {
+    Time injected;   // tail leaves the injection link
+    Time delivered;  // tail reaches the destination
+  };
+  /// A train in flight while its links are booked, hop by hop.
+  struct Train {
+    Time head;  // when the head reaches the next link
+    Time tail;  // when the tail has fully arrived at the next link's input
+    TrainShape* shape;
+  };
+
+  void send_next_train(std::uint64_t message_index);
+  Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
+  void book_adaptive_hops(Message& m, Train& train);
+  /// Books the one link a deterministic route takes (no lanes): searches its timeline once.
+  /// Inline: it runs for every hop of every train. `kObserved`: reports the booking to the link
+  /// observer (an instance of its own, so that runs without one pay nothing per hop).
+  template <bool kObserved = false>
+  [[gnu::always_inline]] void book_hop(LinkId link, Train& train) {
+    const auto index = static_cast<std::size_t>(link);
+    LinkTimeline& timeline = timelines_[index];
+    timeline.forget_before(kernel_.now());
+    const std::uint32_t tag = timeline.tag();
+    const Time duration = serialisation(tag, *train.shape);
+    Time head_passes = train.head;
+    const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
+    if constexpr (kObserved) observe_booking(link, end, duration);
+    const Time latency = link_timings_[tag].latency;
+    train.head = head_passes + latency;
+    train.tail = end + latency;
+  }
+  /// Books the best of the link's lanes.
+  void book_lanes(LinkId link, Train& train);
+  /// Books the earliest window among the candidate links (ties: first candidate), advances
+  /// the train past it, and returns the link used.
+  LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
+
+  SlotPool<Message> messages_;  // records keep their route's capacity from message to message
+  std::vector<LinkId> candidates_;  // scratch: links a train may take at this hop
+  std::vector<LinkId> next_hops_;   // scratch for adaptive routing
 };
 
 }  // namespace torsim::net

@@ -1,6 +1,8 @@
 #include <algorithm>
 
+#include "models/collectives/collectives.hpp"
 #include "models/runtime/charm.hpp"
+#include "models/runtime/mpi_pami.hpp"
 #include "models/runtime/raw.hpp"
 #include "sim/config/json_merge.hpp"
 
@@ -25,6 +27,8 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
       {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kMpiLayerParams, make_mpi_layer},
       {"charm_mpi", "Charm++ over its MPI machine layer on Gemini", &kCharmMpiParams, make_charm_mpi_layer},
       {"charm_ugni", "Charm++ over its uGNI machine layer on Gemini", &kCharmUgniParams, make_charm_ugni_layer},
+      {"pami", "PAMI on the Blue Gene/Q message unit", &kPamiLayerParams, make_pami_layer},
+      {"mpi_pami", "MPI over PAMI (MPICH pamid) on Blue Gene/Q", &kMpiPamiLayerParams, make_mpi_pami_layer},
   };
   return entries;
 }
@@ -44,7 +48,15 @@ std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Whe
   const Where calibrated_where = machine.where / "runtimes" / name;
   const Json merged = merge_overrides(calibrated, spec, where);
   try {
-    return entry->make(ParamReader(merged, where, *entry->params), job);
+    // "collectives" selects the algorithms (models/collectives); a layer whose own table
+    // declares it reads it itself, for its native collectives.
+    Json layer_spec = merged;
+    if (!entry->params->find("collectives")) layer_spec.erase("collectives");
+    auto layer = entry->make(ParamReader(layer_spec, where, *entry->params), job);
+    if (!layer->has_collectives())
+      layer->set_collectives(coll::make_algorithms(merged.value("collectives", Json::object()), where / "collectives",
+                                                   job.size()));
+    return layer;
   } catch (const InputError& e) {
     reattribute(e, where, spec, where, calibrated_where);
   }

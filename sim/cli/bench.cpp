@@ -6,7 +6,10 @@
 //  - kernel events/s vs a bare std::priority_queue doing the same pushes and pops;
 //  - random 4 KiB messages/s on a 16x16x16 torus, packet model vs the analytic model (the
 //    median of three runs each);
-//  - bytes per idle rank at 1 M ranks, from the resident set before and after spawning them.
+//  - bytes per idle rank at 1 M ranks, from the resident set before and after spawning them;
+//  - with --nqueens, the 15,360-core N-Queens run of claim C2 on both Charm++ layers;
+//  - with --simgrid, the same scenarios on the packet model and on the SimGrid backend.
+// --markdown prints the measured figures as rows of docs/performance.md's tables.
 // The timed figures also report the share of a core they had (CPU time over wall time): below
 // one, the host time-shared the measurement, and every wall-clock rate fell with it.
 #include "sim/cli/bench.hpp"
@@ -14,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -24,10 +28,12 @@
 #include <utility>
 #include <vector>
 
-#include "sim/run/child_process.hpp"
+#include "sim/cli/bench_table.hpp"
 #include "sim/config/error.hpp"
-#include "sim/run/output.hpp"
 #include "sim/core/random.hpp"
+#include "sim/run/child_process.hpp"
+#include "sim/run/output.hpp"
+#include "sim/run/scenario.hpp"
 #include "sim/run/simulation.hpp"
 
 namespace torsim {
@@ -66,13 +72,14 @@ long resident_bytes() {
   return pages_resident * sysconf(_SC_PAGESIZE);
 }
 
-// The largest peak of this process and the measurements' child processes.
-long peak_resident_bytes() {
-  rusage self{}, children{};
-  getrusage(RUSAGE_SELF, &self);
-  getrusage(RUSAGE_CHILDREN, &children);
-  return std::max(self.ru_maxrss, children.ru_maxrss) * 1024L;
+long peak_resident_bytes(int who) {
+  rusage usage{};
+  getrusage(who, &usage);
+  return usage.ru_maxrss * 1024L;
 }
+
+// The largest peak of this process and the measurements' child processes.
+long peak_resident_bytes() { return std::max(peak_resident_bytes(RUSAGE_SELF), peak_resident_bytes(RUSAGE_CHILDREN)); }
 
 Json in_child(const std::function<Json()>& measurement) { return run_in_child_process(measurement, "the benchmark"); }
 
@@ -103,12 +110,13 @@ Json kernel_events(std::int64_t events) {
   const double baseline = seconds_since(start);
   const double rate = static_cast<double>(k.events_processed()) / wall;
   const double baseline_rate = static_cast<double>(k.events_processed()) / baseline;
-  return {{"events", k.events_processed()}, {"wall_s", wall}, {"events_per_s", rate},
+  return {{"events", k.events_processed()}, {"processes", processes}, {"wall_s", wall}, {"events_per_s", rate},
           {"baseline_heap_ops_per_s", baseline_rate}, {"ratio_to_baseline", rate / baseline_rate},
           {"core_share", core_share}};
 }
 
-Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) {
+// The packet model's router buffers are the Hopper preset's (assumed 8 KiB per port and channel).
+Json random_traffic_scenario(const Json& network, std::int64_t messages_per_rank) {
   Json doc = Json::parse(R"({
     "machine": {"name": "bench-torus", "topology": {"type": "torus", "concentration": 1, "dims": [
         {"size": 16, "link_bandwidth": "9.375GB/s", "link_latency": "105ns"},
@@ -116,10 +124,11 @@ Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) 
         {"size": 16, "link_bandwidth": "9.375GB/s", "link_latency": "105ns"}]},
       "node": {"cores": 24, "injection_bandwidth": "12.48GB/s", "ejection_bandwidth": "12.48GB/s",
                "nic_latency": "595ns", "memcpy_bandwidth": "9.6GB/s"},
-      "packet": {"payload": "64B", "header": "32B"}},
+      "packet": {"payload": "64B", "header": "32B"},
+      "router": {"buffer_per_vc": "8KiB", "injection_buffer": "8KiB"}},
     "workload": {"name": "traffic", "pattern": "uniform_random", "size": "4KiB", "window": 4}
   })");
-  doc["network"] = {{"model", model}};
+  doc["network"] = network;
   doc["workload"]["messages"] = messages_per_rank;
   return doc;
 }
@@ -127,23 +136,26 @@ Json random_traffic_scenario(const char* model, std::int64_t messages_per_rank) 
 // Runs `doc` in a child process of its own and times it, building the machine included;
 // `count_messages` picks the result's message count.
 template <class CountMessages>
-Json timed_run(const Json& doc, CountMessages count_messages) {
+Json timed_run(const Json& doc, CountMessages count_messages, std::uint64_t seed = 1) {
   return in_child([&] {
     const Stopwatch run_time;
-    Simulation sim(doc, Where("bench"), 1);
+    Simulation sim(doc, Where("bench"), seed);
     const auto result = sim.run();
     const double wall = run_time.wall_s();
     const double messages = count_messages(result);
     return Json{{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
                 {"core_share", run_time.cpu_s() / wall},
                 {"events", result.events}, {"events_per_s", static_cast<double>(result.events) / wall},
-                {"simulated_time_us", to_microseconds(result.simulated_time)}};
+                {"simulated_time_us", to_microseconds(result.simulated_time)}, {"ranks", result.job["ranks"]},
+                {"peak_resident_MB", static_cast<double>(peak_resident_bytes(RUSAGE_SELF)) / 1e6}};
   });
 }
 
-// One run of the random traffic on `model`.
-Json random_messages_run(const char* model, std::int64_t messages_per_rank) {
-  return timed_run(random_traffic_scenario(model, messages_per_rank),
+double message_counter(const PointResult& result) { return result.counters["messages"].get<double>(); }
+
+// One run of the random traffic on `network`.
+Json random_messages_run(const Json& network, std::int64_t messages_per_rank) {
+  return timed_run(random_traffic_scenario(network, messages_per_rank),
                    [](const auto& result) { return result.output.metrics["messages_delivered"].template get<double>(); });
 }
 
@@ -152,13 +164,21 @@ Json random_messages_run(const char* model, std::int64_t messages_per_rank) {
 // run on a shared host is one draw of its neighbours' load.
 constexpr int kRuns = 3;
 
+// The packet model without flow control (the default), with credit flow control, and the
+// analytic model.
+constexpr const char* kModels[] = {"packet", "credit", "analytic"};
+constexpr int kModelCount = 3;
+
 Json random_messages(std::int64_t messages_per_rank) {
-  std::vector<Json> runs[2];
-  const char* const models[2] = {"packet", "analytic"};
+  std::vector<Json> runs[kModelCount];
+  const Json networks[kModelCount] = {{{"model", "packet"}, {"flow_control", "none"}},
+                                      {{"model", "packet"}, {"flow_control", "credit"}},
+                                      {{"model", "analytic"}}};
   for (int run = 0; run < kRuns; ++run)
-    for (int m = 0; m < 2; ++m) runs[m].push_back(random_messages_run(models[m], messages_per_rank));
+    for (int m = 0; m < kModelCount; ++m) runs[m].push_back(random_messages_run(networks[m], messages_per_rank));
   Json out;
-  for (int m = 0; m < 2; ++m) {
+  const auto& models = kModels;
+  for (int m = 0; m < kModelCount; ++m) {
     auto by_rate = runs[m];
     std::sort(by_rate.begin(), by_rate.end(), [](const Json& a, const Json& b) {
       return a["messages_per_s"].get<double>() < b["messages_per_s"].get<double>();
@@ -170,6 +190,8 @@ Json random_messages(std::int64_t messages_per_rank) {
   }
   out["ratio_packet_to_analytic"] =
       out["packet"]["messages_per_s"].get<double>() / out["analytic"]["messages_per_s"].get<double>();
+  out["ratio_credit_to_packet"] =
+      out["credit"]["messages_per_s"].get<double>() / out["packet"]["messages_per_s"].get<double>();
   return out;
 }
 
@@ -178,7 +200,7 @@ Json side_by_side(const std::string& label, Json doc) {
   Json out{{"case", label}};
   for (const char* model : {"packet", "simgrid"}) {
     doc["network"] = {{"model", model}};
-    out[model] = timed_run(doc, [](const auto& result) { return result.counters["messages"].template get<double>(); });
+    out[model] = timed_run(doc, message_counter);
   }
   out["speedup_packet_over_simgrid"] = out["simgrid"]["wall_s"].get<double>() / out["packet"]["wall_s"].get<double>();
   return out;
@@ -192,7 +214,7 @@ Json with_torus(Json doc, int side, const Json& workload) {
 
 // The same scenarios on both backends (docs/performance.md, "Packet model vs SimGrid backend").
 Json simgrid_comparison(bool quick) {
-  const Json random = random_traffic_scenario("packet", 1);
+  const Json random = random_traffic_scenario({{"model", "packet"}}, 1);
   Json cases = Json::array();
   auto traffic = [](const char* pattern, const char* size, int messages) {
     return Json{{"name", "traffic"}, {"pattern", pattern}, {"size", size}, {"messages", messages}, {"window", 4}};
@@ -205,14 +227,43 @@ Json simgrid_comparison(bool quick) {
   return cases;
 }
 
+// Claim C2's largest point, scenarios/scale/xe6-nqueens.json at 640 nodes x 24 ranks, on
+// `layer`, as `torsim run` would run it; --quick: 12 queens on 16 nodes.
+Json nqueens_run(const std::string& layer, bool quick) {
+  const auto path = std::filesystem::path(presets_directory()).parent_path() / "scale" / "xe6-nqueens.json";
+  std::vector<std::string> assignments{"sweep={}", "runtime.layer=" + layer};
+  assignments.push_back(quick ? "placement.nodes=16" : "placement.nodes=640");
+  if (quick) assignments.push_back("workload.board=12");
+  const Scenario scenario(path.string(), assignments);
+  const Json doc = scenario.points().front().doc;
+  Json out = timed_run(doc, message_counter, scenario.seed());
+  out["layer"] = layer;
+  out["board"] = doc["workload"]["board"];
+  return out;
+}
+
+Json nqueens(bool quick) {
+  Json runs = Json::array();
+  for (const char* layer : {"charm_ugni", "charm_mpi"}) runs.push_back(nqueens_run(layer, quick));
+  return runs;
+}
+
 std::string three_digits(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", value);
   return text;
 }
 
-std::string percent_of_a_core(const Json& core_share) {
-  return std::to_string(static_cast<int>(core_share.get<double>() * 100 + 0.5)) + " % of a core";
+void print_nqueens(const Json& runs) {
+  for (const auto& n : runs)
+    std::cout << "N-Queens, " << n["board"] << " queens on " << n["ranks"] << " ranks, " << n["layer"].get<std::string>()
+              << ": " << three_digits(n["wall_s"].get<double>()) << " s, peak "
+              << three_digits(n["peak_resident_MB"].get<double>()) << " MB, simulated "
+              << three_digits(n["simulated_time_us"].get<double>()) << " us, "
+              << three_digits(n["events"].get<double>() / 1e6) << " M events ("
+              << three_digits(n["events_per_s"].get<double>() / 1e6) << " M/s), "
+              << three_digits(n["messages"].get<double>() / 1e6) << " M messages; " << percent_of_a_core(n["core_share"])
+              << "\n";
 }
 
 void print_simgrid(const Json& cases) {
@@ -295,7 +346,7 @@ void print_bench(const Json& r) {
             << format_number(k["baseline_heap_ops_per_s"].get<double>() / 1e6) << " M ops/s; "
             << percent_of_a_core(k["core_share"]) << ")\n";
   const auto& m = r["random_4KiB_16x16x16"];
-  for (const char* model : {"packet", "analytic"}) {
+  for (const char* model : kModels) {
     std::cout << "random 4 KiB on 16x16x16, " << model << " model: "
               << format_number(m[model]["messages_per_s"].get<double>() / 1e6) << " M messages/s (median of "
               << m[model]["runs_messages_per_s"].size() << " runs:";
@@ -306,7 +357,9 @@ void print_bench(const Json& r) {
               << " s, " << format_number(m[model]["events_per_s"].get<double>() / 1e6) << " M events/s; "
               << percent_of_a_core(m[model]["core_share"]) << ")\n";
   }
-  std::cout << "  packet / analytic speed: " << format_number(m["ratio_packet_to_analytic"].get<double>()) << "\n";
+  std::cout << "  packet / analytic speed: " << format_number(m["ratio_packet_to_analytic"].get<double>())
+            << "; with credit flow control / without: " << format_number(m["ratio_credit_to_packet"].get<double>())
+            << "\n";
   const auto& i = r["idle_ranks"];
   std::cout << "idle ranks: " << i["ranks"] << " ranks, " << format_number(i["bytes_per_idle_rank"].get<double>())
             << " bytes per idle rank\n";
@@ -317,32 +370,56 @@ void print_bench(const Json& r) {
   std::cout << "peak resident memory: " << format_number(r["peak_resident_MB"].get<double>()) << " MB\n";
 }
 
-}  // namespace
-
-int command_bench(const std::vector<std::string>& args) {
-  bool quick = false, simgrid = false;
+struct BenchOptions {
+  bool quick = false, simgrid = false, nqueens = false, markdown = false;
   std::string json_out;
+  std::string command = "build/torsim bench";  // as the --markdown rows quote it
+};
+
+BenchOptions parse_options(const std::vector<std::string>& args) {
+  BenchOptions o;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--quick") quick = true;
-    else if (args[i] == "--simgrid") simgrid = true;
-    else if (args[i] == "--json" && i + 1 < args.size()) json_out = args[++i];
-    else throw UsageError("bench takes [--quick] [--simgrid] [--json FILE], got '" + args[i] + "'");
+    const std::string& arg = args[i];
+    if (arg == "--json" && i + 1 < args.size()) {
+      o.json_out = args[++i];
+      continue;
+    }
+    if (arg == "--markdown") o.markdown = true;
+    else if (arg == "--quick") o.quick = true;
+    else if (arg == "--simgrid") o.simgrid = true;
+    else if (arg == "--nqueens") o.nqueens = true;
+    else throw UsageError("bench takes [--quick] [--simgrid] [--nqueens] [--markdown] [--json FILE], got '" + arg + "'");
+    if (arg != "--markdown") o.command += " " + arg;  // the options that choose what is measured
   }
-  Json r;
-  if (simgrid) {
-    r["packet_vs_simgrid"] = simgrid_comparison(quick);
-    print_simgrid(r["packet_vs_simgrid"]);
-    if (!json_out.empty()) std::ofstream(json_out) << r.dump(2) << "\n";
-    return 0;
-  }
-  r["quick"] = quick;
+  return o;
+}
+
+// The default figures: kernel, random traffic, idle ranks, and the cache probe beside them.
+void measure_default_figures(bool quick, Json& r) {
   r["kernel"] = in_child([&] { return kernel_events(quick ? 1000000 : 10000000); });
   r["random_4KiB_16x16x16"] = random_messages(quick ? 16 : 256);
   r["idle_ranks"] = in_child([&] { return idle_rank_memory(quick ? 65536 : 1048576); });
   r["memory_latency"] = in_child(memory_latency);
   r["peak_resident_MB"] = static_cast<double>(peak_resident_bytes()) / 1e6;
   print_bench(r);
-  if (!json_out.empty()) std::ofstream(json_out) << r.dump(2) << "\n";
+}
+
+}  // namespace
+
+int command_bench(const std::vector<std::string>& args) {
+  const BenchOptions o = parse_options(args);
+  Json r{{"quick", o.quick}};
+  if (!o.simgrid && !o.nqueens) measure_default_figures(o.quick, r);
+  if (o.nqueens) {
+    r["nqueens"] = nqueens(o.quick);
+    print_nqueens(r["nqueens"]);
+  }
+  if (o.simgrid) {
+    r["packet_vs_simgrid"] = simgrid_comparison(o.quick);
+    print_simgrid(r["packet_vs_simgrid"]);
+  }
+  if (o.markdown) print_performance_rows(r, o.command, std::cout << "\n");
+  if (!o.json_out.empty()) std::ofstream(o.json_out) << r.dump(2) << "\n";
   return 0;
 }
 

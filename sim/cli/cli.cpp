@@ -36,9 +36,11 @@ const char* kUsage =
     "  torsim validate [--only C1,C2] [--report DIR] [--quick] [--no-plots] [--check-status FILE]\n"
     "                  [--record-status FILE]\n"
     "      run the claims' scenarios, print claim | paper | simulated | tolerance | status, write the report\n"
-    "  torsim bench [--quick] [--simgrid] [--json FILE]\n"
+    "  torsim bench [--quick] [--simgrid] [--nqueens] [--markdown] [--json FILE]\n"
     "      speed: kernel events/s, random 4 KiB messages/s on a 16x16x16 torus, bytes per idle rank;\n"
-    "      --simgrid: the same scenarios on the packet model and the SimGrid backend, side by side\n";
+    "      --simgrid: the same scenarios on the packet model and the SimGrid backend, side by side;\n"
+    "      --nqueens: N-Queens at 15,360 cores on both Charm++ layers; --markdown: the figures as rows\n"
+    "      of docs/performance.md's tables\n";
 
 struct Options {
   std::vector<std::string> positional;
@@ -193,8 +195,13 @@ Machine load_machine_for_describe(const std::string& what) {
     }
     return parse_machine(doc, Where(what));
   }
-  const std::string path = preset_path(what, Where("command line", "describe " + what));
-  return parse_machine(read_json_file(path), Where(path));
+  const ExpandedPreset preset = load_preset(what, Where("command line", "describe " + what));
+  try {
+    return parse_machine(preset.machine, Where(preset.layers.front().first));
+  } catch (const InputError& e) {
+    if (e.file() != preset.layers.front().first) throw;
+    throw InputError(preset.file_of(e.path()), e.path(), e.message());
+  }
 }
 
 Json route_json(const Machine& m, topo::NodeId src, topo::NodeId dst) {

@@ -1,8 +1,10 @@
 #include "sim/cli/reference.hpp"
 
 #include "models/apps/workload.hpp"
+#include "models/collectives/collectives.hpp"
 #include "models/network/network_model.hpp"
 #include "models/runtime/charm.hpp"
+#include "models/nic/bgq_mu.hpp"
 #include "models/machine.hpp"
 #include "sim/run/scenario.hpp"
 #include "sim/run/trace.hpp"
@@ -11,12 +13,14 @@ namespace torsim {
 
 std::vector<const ParamTable*> all_param_tables() {
   std::vector<const ParamTable*> tables{&kScenarioParams, &kOutputParams, &kTraceParams, &rt::kPlacementParams,
-                                        &kMachineParams,  &kNodeParams,   &kPacketParams};
+                                        &kMachineParams,  &kNodeParams,   &kPacketParams, &kRouterParams};
   for (const auto& t : topo::topology_types()) tables.push_back(t.params);
   for (const auto& m : net::network_models()) tables.push_back(m.params);
   tables.push_back(&nic::kGeminiParams);
+  tables.push_back(&nic::kMuParams);
   tables.push_back(&rt::kCharmParams);
   for (const auto& l : rt::messaging_layers()) tables.push_back(l.params);
+  tables.push_back(&coll::kSelectionParams);
   for (const auto& w : apps::workloads()) tables.push_back(w.params);
   return tables;
 }

@@ -288,15 +288,25 @@ const SchemaBuilder& builder() {
   return b;
 }
 
-// A scenario's machine: a preset name, a preset with overrides, or a whole machine inline.
-Json scenario_machine() {
+Json preset_enum() {
   Json names = Json::array();
   for (const auto& name : preset_names()) names.push_back(name);
+  return names;
+}
+
+// A preset with overrides ({"preset": name, ...}), in a scenario or as a preset derived from
+// another: nothing but the preset is required.
+Json preset_with_overrides() {
   Json overrides = builder().object("machine", Mode::partial);
-  overrides["properties"]["preset"] = {{"enum", names}, {"description", "the preset overridden"}};
+  overrides["properties"]["preset"] = {{"enum", preset_enum()}, {"description", "the preset overridden"}};
   overrides["required"] = {"preset"};
-  return {{"anyOf", Json::array({{{"type", "string"}, {"enum", names}, {"description", "a preset of scenarios/machines/"}},
-                                 overrides,
+  return overrides;
+}
+
+// A scenario's machine: a preset name, a preset with overrides, or a whole machine inline.
+Json scenario_machine() {
+  return {{"anyOf", Json::array({{{"type", "string"}, {"enum", preset_enum()}, {"description", "a preset of scenarios/machines/"}},
+                                 preset_with_overrides(),
                                  {{"$ref", "#/definitions/machine"}}})}};
 }
 
@@ -310,8 +320,9 @@ Json scenario_schema() {
   return schema;
 }
 
+// A preset: a whole machine, or another preset with overrides.
 Json machine_schema() {
-  Json schema = builder().object("machine", Mode::full);
+  Json schema = {{"anyOf", Json::array({builder().object("machine", Mode::full), preset_with_overrides()})}};
   schema["$schema"] = kDraft;
   schema["title"] = "torsim machine preset";
   return schema;

@@ -268,15 +268,20 @@ namespace {
 
 constexpr std::int64_t kMaxRangeValues = 100000;
 
-// Expands {"from": a, "to": b, "factor": f} or {"from", "to", "step"} into a list (x * factor and
-// x + step are checked against `to` first: they may not fit in 64 bits).
-std::vector<std::int64_t> expand_range(const Json& v, const Where& w,
-                                       const std::function<std::int64_t(const Json&, const Where&)>& scalar) {
+using ScalarReader = std::function<std::int64_t(const Json&, const Where&)>;
+
+void check_range_keys(const Json& v, const Where& w) {
   for (const auto& [key, _] : v.items())
     if (key != "from" && key != "to" && key != "factor" && key != "step")
       (w / key).fail("unknown key '" + key + "' in a range; valid keys are: from, to, factor, step");
   if (!v.contains("from") || !v.contains("to") || v.contains("factor") == v.contains("step"))
     w.fail("a range needs 'from', 'to' and exactly one of 'factor' or 'step'");
+}
+
+// Expands {"from": a, "to": b, "factor": f} or {"from", "to", "step"} into a list (x * factor and
+// x + step are checked against `to` first: they may not fit in 64 bits).
+std::vector<std::int64_t> expand_range(const Json& v, const Where& w, const ScalarReader& scalar) {
+  check_range_keys(v, w);
   const std::int64_t from = scalar(v["from"], w / "from");
   const std::int64_t to = scalar(v["to"], w / "to");
   if (to < from) w.fail("a range needs 'from' <= 'to'");
@@ -298,18 +303,23 @@ std::vector<std::int64_t> expand_range(const Json& v, const Where& w,
   return out;
 }
 
+// A list value: a range object, a list, or one scalar standing for a list of one.
+std::vector<std::int64_t> scalar_list(const Json& v, const Where& w, const ScalarReader& scalar) {
+  if (v.is_object()) return expand_range(v, w, scalar);
+  if (!v.is_array()) return {scalar(v, w)};
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(scalar(v[i], w / i));
+  return out;
+}
+
 }  // namespace
 
 std::vector<Bytes> ParamReader::sizes(std::string_view name) const {
   const auto& s = spec(name, {ParamKind::size_list});
   Json storage;
-  const Json& v = value_or_default(s, storage);
   const Where w = where(name);
-  auto one = [&](const Json& x, const Where& at) { return quantity(s, x, at); };
-  if (v.is_object()) return expand_range(v, w, one);
-  if (!v.is_array()) return {one(v, w)};
-  std::vector<Bytes> out;
-  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(one(v[i], w / i));
+  auto size = [&](const Json& x, const Where& at) { return quantity(s, x, at); };
+  auto out = scalar_list(value_or_default(s, storage), w, size);
   if (out.empty()) w.fail("expected at least one size");
   return out;
 }
@@ -317,18 +327,11 @@ std::vector<Bytes> ParamReader::sizes(std::string_view name) const {
 std::vector<std::int64_t> ParamReader::integers(std::string_view name) const {
   const auto& s = spec(name, {ParamKind::integer_list});
   Json storage;
-  const Json& v = value_or_default(s, storage);
-  const Where w = where(name);
-  auto one = [&](const Json& x, const Where& at) {
+  return scalar_list(value_or_default(s, storage), where(name), [&](const Json& x, const Where& at) {
     if (!x.is_number_integer()) at.fail("expected an integer, got " + preview(x));
     check_range(s, x.get<double>(), at);
     return x.get<std::int64_t>();
-  };
-  if (v.is_object()) return expand_range(v, w, one);
-  if (!v.is_array()) return {one(v, w)};
-  std::vector<std::int64_t> out;
-  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(one(v[i], w / i));
-  return out;
+  });
 }
 
 std::vector<std::string> ParamReader::texts(std::string_view name) const {

@@ -48,6 +48,24 @@ struct Decimal {
   int exponent = 0;
 };
 
+// An exponent "e[+-]digits" at `pos`: its value, with `pos` moved past it; 0, with `pos` left
+// alone, when there is none (the "e" then belongs to a unit).
+int take_exponent(std::string_view s, std::size_t& pos) {
+  if (pos >= s.size() || (s[pos] != 'e' && s[pos] != 'E') || pos + 1 >= s.size()) return 0;
+  std::size_t p = pos + 1;
+  int sign = 1;
+  if (s[p] == '+' || s[p] == '-') sign = s[p++] == '-' ? -1 : 1;
+  int e = 0;
+  bool digits = false;
+  while (p < s.size() && s[p] >= '0' && s[p] <= '9' && e < 400) {
+    e = e * 10 + (s[p++] - '0');
+    digits = true;
+  }
+  if (!digits) return 0;
+  pos = p;
+  return sign * e;
+}
+
 std::optional<Decimal> parse_decimal(std::string_view s, std::size_t& pos) {
   Decimal d;
   bool any_digit = false;
@@ -69,21 +87,7 @@ std::optional<Decimal> parse_decimal(std::string_view s, std::size_t& pos) {
     take_digits(true);
   }
   if (!any_digit) return std::nullopt;
-  if (pos < s.size() && (s[pos] == 'e' || s[pos] == 'E') && pos + 1 < s.size()) {
-    std::size_t p = pos + 1;
-    int sign = 1;
-    if (s[p] == '+' || s[p] == '-') sign = s[p++] == '-' ? -1 : 1;
-    int e = 0;
-    bool digits = false;
-    while (p < s.size() && s[p] >= '0' && s[p] <= '9' && e < 400) {
-      e = e * 10 + (s[p++] - '0');
-      digits = true;
-    }
-    if (digits) {
-      d.exponent += sign * e;
-      pos = p;
-    }
-  }
+  d.exponent += take_exponent(s, pos);
   return d;
 }
 

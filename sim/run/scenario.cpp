@@ -104,6 +104,38 @@ std::string preset_path(const std::string& name, const Where& where) {
              " Available presets (in " + presets_directory() + "): " + valid);
 }
 
+namespace {
+void add_preset_layers(const std::string& name, const Where& where, ExpandedPreset& out) {
+  const std::string file = preset_path(name, where);
+  Json doc = read_json_file(file);
+  if (!doc.is_object() || !doc.contains("preset")) {
+    out.layers.emplace_back(file, doc);
+    out.machine = doc;
+    return;
+  }
+  const Where base_where = Where(file) / "preset";
+  if (!doc["preset"].is_string()) base_where.fail("expected the name of the preset this one derives from");
+  if (out.layers.size() >= 8) base_where.fail("presets derive from each other in a loop, or more than 8 deep");
+  const std::string base = doc["preset"].get<std::string>();
+  doc.erase("preset");
+  out.layers.emplace_back(file, doc);
+  add_preset_layers(base, base_where, out);
+  out.machine = merge_overrides(out.machine, doc, Where(file));
+}
+}  // namespace
+
+ExpandedPreset load_preset(const std::string& name, const Where& where) {
+  ExpandedPreset preset;
+  add_preset_layers(name, where, preset);
+  return preset;
+}
+
+const std::string& ExpandedPreset::file_of(const std::string& pointer) const {
+  for (const auto& [file, given] : layers)
+    if (given_by(given, pointer)) return file;
+  return layers.front().first;
+}
+
 Scenario::Scenario(const std::string& path, const std::vector<std::string>& assignments)
     : file_(path), name_(fs::path(path).stem().string()), doc_(read_json_file(path)) {
   if (!doc_.is_object()) Where(file_).fail("a scenario is a JSON object, got " + preview(doc_));
@@ -137,8 +169,8 @@ void Scenario::expand_machine() {
     where.fail("expected a preset name or a machine object, got " + preview(machine));
   }
   if (preset.empty()) return;
-  preset_file_ = preset_path(preset, machine.is_string() ? where : where / "preset");
-  machine = merge_overrides(read_json_file(preset_file_), machine_overrides_, where);
+  preset_ = load_preset(preset, machine.is_string() ? where : where / "preset");
+  machine = merge_overrides(preset_.machine, machine_overrides_, where);
 }
 
 void Scenario::apply_assignments(const std::vector<std::string>& assignments) {
@@ -187,9 +219,9 @@ void Scenario::reraise(const InputError& error) const {
   // A value given by --set: say so.
   if (!command_line_.empty() && !path.empty() && given_by(command_line_, path)) throw InputError("command line (--set)", path, error.message());
   const std::string machine_prefix = "/machine";
-  if (!preset_file_.empty() && path.rfind(machine_prefix, 0) == 0) {
+  if (!preset_.layers.empty() && path.rfind(machine_prefix, 0) == 0) {
     const std::string relative = path.substr(machine_prefix.size());
-    if (!given_by(machine_overrides_, relative)) throw InputError(preset_file_, relative, error.message());
+    if (!given_by(machine_overrides_, relative)) throw InputError(preset_.file_of(relative), relative, error.message());
   }
   throw error;
 }

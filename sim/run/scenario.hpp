@@ -28,6 +28,16 @@ std::string preset_path(const std::string& name, const Where& where);
 /// More sweep points than this is an input error (each point is built before any runs).
 inline constexpr std::size_t kMaxSweepPoints = 100000;
 
+/// A machine preset with what it derives from: a preset may name a base preset
+/// ("preset": "bgq-midplane") and override parts of it, as a scenario does.
+struct ExpandedPreset {
+  Json machine;                                       // the merged machine object
+  std::vector<std::pair<std::string, Json>> layers;   // file and what it gives, the named preset first
+  /// The file that gave the value at `pointer` (relative to the machine object).
+  const std::string& file_of(const std::string& pointer) const;
+};
+ExpandedPreset load_preset(const std::string& name, const Where& where);
+
 struct SweepPoint {
   Json values = Json::object();  // dotted path -> value, for the results and CSV columns
   Json doc;                      // the scenario with those values applied
@@ -58,7 +68,7 @@ class Scenario {
   std::string name_;
   Json doc_;
   Json machine_overrides_;   // what the scenario overrode in its preset
-  std::string preset_file_;  // "" when the machine is inline
+  ExpandedPreset preset_;    // no layers when the machine is inline
   Json command_line_ = Json::object();
 };
 

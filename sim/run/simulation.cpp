@@ -100,6 +100,16 @@ Json utilisation(const topo::Topology& t, const std::vector<Time>& busy, Time el
   return {{"links", count}, {"max", max}, {"mean", count ? sum / static_cast<double>(count) : 0.0}, {"busiest_link", busiest}};
 }
 
+// Where the ranks' core time went: each use's total over all ranks, and the rest of ranks x
+// elapsed time as idle (waiting for messages or for work). Sums to ranks x elapsed.
+Json core_time(const rt::CpuCharge& by_use, int ranks, Time elapsed) {
+  Json out = Json::object();
+  for (std::size_t i = 0; i < rt::kCpuUses; ++i)
+    out[std::string(rt::cpu_use_name(static_cast<rt::CpuUse>(i)))] = to_microseconds(by_use.parts[i]);
+  out["idle"] = to_microseconds(std::max<Time>(0, static_cast<Time>(ranks) * elapsed - by_use.total()));
+  return out;
+}
+
 }  // namespace
 
 Json Simulation::counters_json() const {
@@ -113,6 +123,7 @@ Json Simulation::counters_json() const {
           {"trains", c.trains},
           {"payload_bytes", c.payload_bytes},
           {"wire_bytes", c.wire_bytes},
+          {"core_time_us", core_time(layer_->cpu_time_by_use(), job_->size(), elapsed)},
           {"utilisation",
            {{"network", utilisation(t, busy, elapsed, topo::LinkKind::network)},
             {"injection", utilisation(t, busy, elapsed, topo::LinkKind::injection)},

@@ -140,15 +140,18 @@ class Bench(Scratch):
     def test_quick_bench_reports_every_figure(self):
         # Structure only: timings are not asserted (a shared machine makes them flaky).
         path = os.path.join(self.dir, "bench.json")
-        proc = run("bench", "--quick", "--json", path, check=True)
+        proc = run("bench", "--quick", "--markdown", "--json", path, check=True)
         self.assertIn("messages/s", proc.stdout)
         self.assertIn("% of a core", proc.stdout)
+        # --markdown: one row of docs/performance.md's table per figure, quoting the command.
+        rows = [line for line in proc.stdout.splitlines() if line.endswith("| `build/torsim bench --quick` |")]
+        self.assertEqual([row.split(" ")[1] for row in rows], ["kernel", "random", "memory"])
         with open(path) as f:
             doc = json.load(f)
         self.assertGreater(doc["kernel"]["events"], 0)
         # CPU time over wall time: a single-threaded measurement cannot have more than a core.
         self.assertTrue(0 < doc["kernel"]["core_share"] <= 1.05)
-        for model in ("packet", "analytic"):
+        for model in ("packet", "credit", "analytic"):
             figures = doc["random_4KiB_16x16x16"][model]
             self.assertEqual(figures["messages"], 16 * 4096)
             self.assertGreater(figures["messages_per_s"], 0)
@@ -159,6 +162,21 @@ class Bench(Scratch):
         self.assertEqual(doc["idle_ranks"]["blocked_ranks"], 65536)
         self.assertEqual([p["working_set_MiB"] for p in doc["memory_latency"]], [1, 2, 4, 8, 16, 64])
         self.assertTrue(all(p["ns_per_load"] > 0 for p in doc["memory_latency"]))
+
+    def test_quick_nqueens_bench(self):
+        path = os.path.join(self.dir, "nqueens.json")
+        proc = run("bench", "--nqueens", "--quick", "--markdown", "--json", path, check=True)
+        with open(path) as f:
+            runs = json.load(f)["nqueens"]
+        self.assertEqual([n["layer"] for n in runs], ["charm_ugni", "charm_mpi"])
+        for n in runs:
+            self.assertEqual((n["board"], n["ranks"]), (12, 384))
+            self.assertGreater(n["messages"], 0)
+            self.assertGreater(n["peak_resident_MB"], 0)
+            self.assertTrue(0 < n["core_share"] <= 1.05)
+        rows = [line for line in proc.stdout.splitlines() if line.startswith("| N-Queens")]
+        self.assertEqual(len(rows), 2)
+        self.assertTrue(all(row.endswith("| `build/torsim bench --nqueens --quick` |") for row in rows))
 
     def test_bad_bench_argument(self):
         self.assertEqual(run("bench", "--fast").returncode, 2)

@@ -100,6 +100,9 @@ class Schema(unittest.TestCase):
         preset = load(os.path.join(ROOT, "scenarios", "machines", "hopper.json"))
         del preset["node"]
         self.assertNotEqual(self.errors(self.machine, preset), [], "a preset without its node section")
+        derived = load(os.path.join(ROOT, "scenarios", "machines", "bgq-32.json"))
+        derived["nodes"] = derived.pop("node", {})
+        self.assertNotEqual(self.errors(self.machine, derived), [], "a derived preset with an unknown key")
 
 
 if __name__ == "__main__":

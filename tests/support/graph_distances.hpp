@@ -1,6 +1,7 @@
 // Brute-force router distances over a topology's Boost graph, for checking routes and summaries.
 #pragma once
 
+#include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <vector>
@@ -26,6 +27,29 @@ inline std::vector<int> bfs_distances(const topo::Topology& t, topo::RouterId fr
       network, static_cast<std::size_t>(from),
       boost::visitor(boost::make_bfs_visitor(boost::record_distances(distance.data(), boost::on_tree_edge()))));
   return distance;
+}
+
+struct HopFigures {
+  int diameter = 0;
+  double average = 0;
+};
+
+/// Diameter and mean router hops over ordered pairs of distinct nodes, by BFS from every node's
+/// router (on a multi-rail fabric, rail 0: every rail is a copy).
+inline HopFigures brute_force_hops(const topo::Topology& t) {
+  HopFigures f;
+  double sum = 0;
+  for (topo::NodeId a = 0; a < t.node_count(); ++a) {
+    const auto distance = bfs_distances(t, t.router_of(a));
+    for (topo::NodeId b = 0; b < t.node_count(); ++b) {
+      if (a == b) continue;
+      const int d = distance[static_cast<std::size_t>(t.router_of(b))];
+      f.diameter = std::max(f.diameter, d);
+      sum += d;
+    }
+  }
+  f.average = t.node_count() > 1 ? sum / (static_cast<double>(t.node_count()) * (t.node_count() - 1)) : 0.0;
+  return f;
 }
 
 }  // namespace torsim::test

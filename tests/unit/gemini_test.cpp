@@ -117,3 +117,28 @@ TEST_CASE("Charm++ over uGNI: pxshm on a node, persistent messages without a han
   // A large message is a control message, a GET request and response, and an ack.
   CHECK(messages_per_round("charm_ugni", 65536, {{"node_list", {0, 2}}}) == 8);
 }
+
+TEST_CASE("a run's core time by use and idle add up to ranks x elapsed", "[gemini][breakdown]") {
+  const auto r = run(hopper("charm_mpi", {{"nodes", 2}, {"ranks_per_node", 4}},
+                            {{"name", "nqueens"}, {"board", 8}, {"grain", 4}}));
+  double sum = 0;
+  for (const auto& [use, us] : r.counters["core_time_us"].items()) sum += us.get<double>();
+  CHECK(sum == Approx(8 * to_microseconds(r.simulated_time)).epsilon(1e-9));
+  CHECK(r.counters["core_time_us"]["compute"].get<double>() > 0);
+  CHECK(r.counters["core_time_us"]["scheduler"].get<double>() > 0);
+}
+
+TEST_CASE("a ping-pong's latency breaks down into core time by use and the wire", "[gemini][breakdown]") {
+  const auto r = run(hopper("ugni", {{"node_list", {0, 2}}}, pingpong({8}, "put_pingpong")));
+  const auto& s = r.output.series.at(1);
+  REQUIRE(s.name == "latency_breakdown");
+  auto at = [&](const std::string& column) {
+    return s.rows.at(0).at(static_cast<std::size_t>(std::find(s.columns.begin(), s.columns.end(), column) - s.columns.begin()));
+  };
+  // Per one-way put: FMA post (150 ns) and one 64 B request (12 ns); the target's CQ poll (50 ns);
+  // the rest is one hop of network, 0.70 us.
+  CHECK(at("send_us") == Approx(0.162).margin(1e-6));
+  CHECK(at("poll_us") == Approx(0.050).margin(1e-6));
+  CHECK(at("wait_us") == Approx(0.700).margin(0.005));
+  CHECK(at("latency_us") == Approx(latency_us(r)).margin(1e-9));
+}

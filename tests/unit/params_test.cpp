@@ -3,6 +3,7 @@
 #include "sim/config/json_merge.hpp"
 #include "sim/config/params.hpp"
 #include "sim/cli/reference.hpp"
+#include "tests/support/input_error.hpp"
 
 using namespace torsim;
 
@@ -18,15 +19,6 @@ constexpr ParamSpec kSpecs[] = {
 };
 const ParamTable kTable{"test section", "For tests.", kSpecs};
 
-InputError error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  return InputError("", "", "");
-}
 }  // namespace
 
 TEST_CASE("values parse with units and defaults apply", "[params]") {
@@ -44,7 +36,7 @@ TEST_CASE("values parse with units and defaults apply", "[params]") {
 
 TEST_CASE("unknown keys are rejected with a hint and the valid keys", "[params]") {
   const Json j = Json::parse(R"({"latency": "1us", "cuont": 2})");
-  const auto e = error_of([&] { ParamReader(j, Where("f.json", "/x"), kTable); });
+  const auto e = test::input_error_of([&] { ParamReader(j, Where("f.json", "/x"), kTable); });
   CHECK(e.file() == "f.json");
   CHECK(e.path() == "/x/cuont");
   CHECK_THAT(e.message(), Catch::Contains("unknown key 'cuont'") && Catch::Contains("did you mean 'count'") &&
@@ -54,7 +46,7 @@ TEST_CASE("unknown keys are rejected with a hint and the valid keys", "[params]"
 TEST_CASE("bad values name the path and what was expected", "[params]") {
   auto check = [](const char* text, const char* name, const char* path, const char* expected) {
     const Json j = Json::parse(text);
-    const auto e = error_of([&] {
+    const auto e = test::input_error_of([&] {
       ParamReader r(j, Where("f.json", "/x"), kTable);
       if (std::string(name) == "count") (void)r.integer(name);
       else if (std::string(name) == "size") (void)r.size(name);
@@ -78,7 +70,7 @@ TEST_CASE("bad values name the path and what was expected", "[params]") {
 }
 
 TEST_CASE("a non-object is rejected", "[params]") {
-  const auto e = error_of([] { ParamReader(Json::parse("[1]"), Where("f.json", "/x"), kTable); });
+  const auto e = test::input_error_of([] { ParamReader(Json::parse("[1]"), Where("f.json", "/x"), kTable); });
   CHECK(e.path() == "/x");
   CHECK_THAT(e.message(), Catch::Contains("expected an object"));
 }
@@ -95,7 +87,7 @@ TEST_CASE("overrides merge into presets, lists patched by index", "[params]") {
   CHECK(given_by(patch, "/dims/1/bw"));
   CHECK_FALSE(given_by(patch, "/dims/1/size"));
   CHECK_FALSE(given_by(patch, "/a"));
-  const auto e = error_of([&] { merge_overrides(base, Json::parse(R"({"dims": {"5": {}}})"), Where("s.json", "/machine")); });
+  const auto e = test::input_error_of([&] { merge_overrides(base, Json::parse(R"({"dims": {"5": {}}})"), Where("s.json", "/machine")); });
   CHECK(e.path() == "/machine/dims/5");
 }
 

@@ -5,7 +5,7 @@
 
 #include "models/messaging/messaging.hpp"
 #include "sim/run/simulation.hpp"
-#include "tests/support/fixtures.hpp"
+#include "tests/support/layer_job.hpp"
 
 using namespace torsim;
 using namespace torsim::test;
@@ -15,22 +15,10 @@ using rt::Envelope;
 namespace {
 
 // A job on a 4x4 torus, one rank per node unless told otherwise, over the raw layer.
-struct RawJob {
-  Kernel kernel;
-  Machine machine;
-  std::unique_ptr<net::NetworkModel> network;
-  std::unique_ptr<rt::Job> job;
-  std::unique_ptr<rt::MessagingLayer> layer;
-
+struct RawJob : LayerJob {
   explicit RawJob(int ranks_per_node = 1, const char* model = "packet")
-      : machine(make_machine(machine_json(torus_json({4, 4}, {"5GB/s", "5GB/s"})))) {
-    network = net::make_network_model(Json{{"model", model}}, Where("test"), kernel, machine);
-    job = std::make_unique<rt::Job>(rt::Job{kernel, machine, *network,
-                                            rt::parse_placement(Json{{"ranks_per_node", ranks_per_node}}, Where("test"), machine), 1});
-    layer = rt::make_messaging_layer(Json{{"layer", "raw"}}, Where("test"), *job);
-  }
-  ~RawJob() { kernel.shutdown(); }
-  Comm comm(rt::Rank r) { return Comm(*layer, r); }
+      : LayerJob(machine_json(torus_json({4, 4}, {"5GB/s", "5GB/s"})), Json{{"layer", "raw"}},
+                 Json{{"ranks_per_node", ranks_per_node}}, model) {}
   /// One-way time of `bytes` between two ranks' nodes on an idle network.
   Time one_way(rt::Rank a, rt::Rank b, Bytes bytes) const {
     return closed_form(machine, job->node_of(a), job->node_of(b), bytes);

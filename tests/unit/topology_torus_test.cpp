@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "tests/support/graph_distances.hpp"
+#include "tests/support/input_error.hpp"
 #include "topologies/topology.hpp"
 #include "topologies/torus.hpp"
 
@@ -16,6 +17,7 @@ using topo::LinkId;
 using topo::NodeId;
 using topo::RouterId;
 using test::bfs_distances;
+using test::brute_force_hops;
 
 namespace {
 
@@ -82,27 +84,6 @@ void check_all_routes(const topo::Topology& t) {
   }
 }
 
-struct HopFigures {
-  int diameter = 0;
-  double average = 0;
-};
-
-// Diameter and mean router hops over ordered pairs of distinct nodes, by BFS from every node.
-HopFigures brute_force_hops(const topo::Topology& t) {
-  HopFigures f;
-  double sum = 0;
-  for (NodeId a = 0; a < t.node_count(); ++a) {
-    const auto distance = bfs_distances(t, t.router_of(a));
-    for (NodeId b = 0; b < t.node_count(); ++b) {
-      if (a == b) continue;
-      f.diameter = std::max(f.diameter, at(distance, t.router_of(b)));
-      sum += at(distance, t.router_of(b));
-    }
-  }
-  f.average = sum / (static_cast<double>(t.node_count()) * (t.node_count() - 1));
-  return f;
-}
-
 // Bandwidth of the graph's links leaving the half of dimension d with coordinates < size/2.
 Rate cut_bandwidth(const topo::Topology& t, const std::vector<Dim>& dims, std::size_t d) {
   auto low_half = [&](std::int32_t vertex) { return coordinate_of(vertex, dims, d) < dims[d].size / 2; };
@@ -115,18 +96,8 @@ Rate cut_bandwidth(const topo::Topology& t, const std::vector<Dim>& dims, std::s
   return total;
 }
 
-InputError rejection(const Json& spec) {
-  try {
-    build(spec);
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  return InputError("", "", "");
-}
-
 void expect_rejected(const Json& spec, const std::string& path, const std::string& message) {
-  const InputError e = rejection(spec);
+  const InputError e = test::input_error_of([&] { build(spec); });
   CHECK(e.file() == "m.json");
   CHECK(e.path() == path);
   CHECK_THAT(e.message(), Catch::Contains(message));
@@ -458,6 +429,16 @@ TEST_CASE("impossible torus shapes are rejected with the path and what was expec
     spec["dims"][0]["size"] = 2.5;
     expect_rejected(spec, dims + "/0/size", "expected an integer");
   }
+  SECTION("a bisection that does not fit a 64-bit rate") {
+    // 8^6 routers, 16 lanes at 10 TB/s: every half-cut carries 32768 x 2 x 16 x 1e13 B/s > 2^63.
+    // Rejected before any link is built (built, it would take gigabytes).
+    const Dim fat{8, true, "10000GB/s", 16};
+    expect_rejected(torus_spec(std::vector<Dim>(6, fat)), dims, "does not fit a 64-bit rate");
+  }
+}
+
+TEST_CASE("out-of-range torus values are rejected with the path and what was expected", "[topology]") {
+  const std::string dims = "/machine/topology/dims";
   SECTION("negative bandwidth or latency") {
     Json spec = torus_spec({{4}, {4}});
     spec["dims"][1]["link_bandwidth"] = "-1GB/s";
@@ -465,22 +446,6 @@ TEST_CASE("impossible torus shapes are rejected with the path and what was expec
     spec = torus_spec({{4}});
     spec["dims"][0]["link_latency"] = "-5ns";
     expect_rejected(spec, dims + "/0/link_latency", "expected a time");
-  }
-  SECTION("a misspelt key gets a suggestion") {
-    Json spec = torus_spec({{4}});
-    spec["dims"][0]["lnk_bandwidth"] = "1GB/s";
-    expect_rejected(spec, dims + "/0/lnk_bandwidth", "did you mean 'link_bandwidth'");
-    spec = torus_spec({{4}});
-    spec["concentraton"] = 2;
-    expect_rejected(spec, "/machine/topology/concentraton", "did you mean 'concentration'");
-  }
-  SECTION("unknown or missing topology type") {
-    expect_rejected({{"type", "tours"}}, "/machine/topology/type",
-                    "unknown topology type 'tours'; valid values are: torus, mesh, fat_tree, crossbar");
-    expect_rejected({{"type", "tours"}}, "/machine/topology/type", "did you mean 'torus'");
-    expect_rejected({{"dims", Json::array()}}, "/machine/topology", "valid values are: torus, mesh, fat_tree, crossbar");
-    expect_rejected({{"type", 3}}, "/machine/topology/type", "expected one of torus, mesh, fat_tree, crossbar");
-    expect_rejected(Json::array(), "/machine/topology", "expected a topology object");
   }
   SECTION("concentration 0, routing unknown, links out of range") {
     expect_rejected(torus_spec({{4}}, 0), "/machine/topology/concentration", "expected a value in [1, 64]");
@@ -500,10 +465,24 @@ TEST_CASE("impossible torus shapes are rejected with the path and what was expec
     spec["dims"][0].erase("link_bandwidth");
     expect_rejected(spec, dims + "/0", "missing required key 'link_bandwidth'");
   }
-  SECTION("a bisection that does not fit a 64-bit rate") {
-    // 8^6 routers, 16 lanes at 10 TB/s: every half-cut carries 32768 x 2 x 16 x 1e13 B/s > 2^63.
-    // Rejected before any link is built (built, it would take gigabytes).
-    const Dim fat{8, true, "10000GB/s", 16};
-    expect_rejected(torus_spec(std::vector<Dim>(6, fat)), dims, "does not fit a 64-bit rate");
+}
+
+TEST_CASE("misspelt keys and unknown topology types are rejected with a suggestion", "[topology]") {
+  const std::string dims = "/machine/topology/dims";
+  SECTION("a misspelt key gets a suggestion") {
+    Json spec = torus_spec({{4}});
+    spec["dims"][0]["lnk_bandwidth"] = "1GB/s";
+    expect_rejected(spec, dims + "/0/lnk_bandwidth", "did you mean 'link_bandwidth'");
+    spec = torus_spec({{4}});
+    spec["concentraton"] = 2;
+    expect_rejected(spec, "/machine/topology/concentraton", "did you mean 'concentration'");
+  }
+  SECTION("unknown or missing topology type") {
+    expect_rejected({{"type", "tours"}}, "/machine/topology/type",
+                    "unknown topology type 'tours'; valid values are: torus, mesh, fat_tree, crossbar");
+    expect_rejected({{"type", "tours"}}, "/machine/topology/type", "did you mean 'torus'");
+    expect_rejected({{"dims", Json::array()}}, "/machine/topology", "valid values are: torus, mesh, fat_tree, crossbar");
+    expect_rejected({{"type", 3}}, "/machine/topology/type", "expected one of torus, mesh, fat_tree, crossbar");
+    expect_rejected(Json::array(), "/machine/topology", "expected a topology object");
   }
 }

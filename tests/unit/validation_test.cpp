@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/input_error.hpp"
 #include "validation/validate.hpp"
 
 using namespace torsim;
@@ -124,12 +125,95 @@ TEST_CASE("a bad registry entry is rejected with its path", "[validation]") {
   const auto path = std::filesystem::temp_directory_path() / "torsim-bad-claims.json";
   std::ofstream(path) << R"({"claims": [{"id": "X", "paper": {}, "source": "s", "machine": "m", "quantity": "q",
                              "paper_value": "v", "checks": [{"rule": "gain_at", "why": "w"}]}]})";
+  const InputError e = test::input_error_of([&] { load_claims(path.string()); });
+  CHECK(e.path() == "/claims/0/paper");
+  CHECK_THAT(e.message(), Catch::Contains("missing required key 'title'"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a sensitivity parameter is scaled exactly in its own unit", "[validation][sensitivity]") {
+  const Where w("test");
+  CHECK(scaled_parameter("100ns", 0.5, w) == "50000ps");
+  CHECK(scaled_parameter("8KiB", 2, w) == "16384B");
+  CHECK(scaled_parameter("6.911GB/s", 0.5, w) == "3455500000B/s");
+  CHECK(scaled_parameter(72, 0.5, w) == 36);
+  CHECK(scaled_parameter(72, 2, w) == 144);
+  CHECK(scaled_parameter(1, 0.5, w) == 1);  // a count stays a count
+  CHECK(scaled_parameter(0.25, 2, w) == 0.5);
+  CHECK_THROWS_AS(scaled_parameter("fast", 2, w), InputError);
+  CHECK_THROWS_AS(scaled_parameter(Json::array(), 2, w), InputError);
+}
+
+namespace {
+
+// A registry of one claim: MPI's 8 B latency between the two nodes of a Gemini, 1.27 us
+// (the K2 calibration point), in a temporary directory with its own small scenario.
+std::filesystem::path sensitivity_registry(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "scenario.json") << R"({"machine": "hopper", "runtime": {"layer": "mpi"},
+      "placement": {"node_list": [0, 1]},
+      "workload": {"name": "pingpong", "sizes": [8], "iterations": 4, "warmup": 1}})";
+  std::ofstream(dir / "claims.json") << R"({"claims": [{"id": "T1", "kind": "calibration",
+      "paper": {"title": "t", "authors": "a", "venue": "v", "year": "y", "doi": "d", "seed": "s"},
+      "source": "s", "machine": "m", "quantity": "q", "paper_value": "1.27 us",
+      "checks": [{"rule": "absolute", "improved": "mpi", "at": 8, "expected": 1.27, "why": "w"}],
+      "curves": {"mpi": {"scenario": ")" + (dir / "scenario.json").string() + R"(", "series": "latency",
+                         "x": "size_bytes", "y": "latency_us"}},
+      "breakdown": {"series": "latency_breakdown"},
+      "sensitivity": {"parameters": ["nic.registration_cpu", "runtimes.mpi.send_cpu"]}}]})";
+  return dir / "claims.json";
+}
+
+}  // namespace
+
+TEST_CASE("validate --sensitivity re-evaluates a claim with each parameter halved and doubled",
+          "[validation][sensitivity]") {
+  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-test";
+  const auto registry = sensitivity_registry(dir);
+  REQUIRE(command_validate({"--registry", registry.string(), "--report", (dir / "report").string(), "--no-plots",
+                            "--sensitivity"}) == 0);
+  const Json doc = read_json_file((dir / "report" / "validation.json").string());
+  const Json& claim = doc["claims"][0];
+  const double base = claim["sensitivity"]["base"][0]["simulated"].get<double>();
+  CHECK(base == Approx(1.27).epsilon(0.01));
+  const Json& rows = claim["sensitivity"]["rows"];
+  REQUIRE(rows.size() == 2);
+  // MPI's send path (200 ns) is on every message's path: halved 0.1 us less, doubled 0.2 us more.
+  CHECK(rows[0]["parameter"] == "runtimes.mpi.send_cpu");
+  CHECK(rows[0]["x0.5"][0]["simulated"].get<double>() == Approx(base - 0.1).margin(0.002));
+  CHECK(rows[0]["x2"][0]["simulated"].get<double>() == Approx(base + 0.2).margin(0.002));
+  CHECK(rows[0]["effect"].get<double>() == Approx(0.2).margin(0.002));
+  // An 8 B eager message registers nothing: no effect, listed last.
+  CHECK(rows[1]["parameter"] == "nic.registration_cpu");
+  CHECK(rows[1]["effect"].get<double>() == 0);
+  // The breakdown at the checked size: parts that add up to the latency.
+  const Json& parts = claim["breakdowns"]["mpi"][0]["parts"];
+  double sum = 0;
+  for (const auto& [name, value] : parts.items())
+    if (name != "latency_us") sum += value.get<double>();
+  CHECK(sum == Approx(parts["latency_us"].get<double>()).margin(1e-6));
+  CHECK(parts["send_us"].get<double>() > 0.2);  // MPI's send path and GNI_SmsgSend
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a sensitivity parameter missing from the machine is an error naming the registry entry",
+          "[validation][sensitivity]") {
+  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-bad";
+  const auto registry = sensitivity_registry(dir);
+  std::string text;
+  {
+    std::ifstream in(registry);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  text.replace(text.find("nic.registration_cpu"), 20, "nic.registration_cpuu");
+  std::ofstream(registry) << text;
   try {
-    load_claims(path.string());
+    command_validate({"--registry", registry.string(), "--report", (dir / "report").string(), "--no-plots",
+                      "--sensitivity"});
     FAIL("expected an InputError");
   } catch (const InputError& e) {
-    CHECK(e.path() == "/claims/0/paper");
-    CHECK_THAT(e.message(), Catch::Contains("missing required key 'title'"));
+    CHECK(e.path() == "/claims/0/sensitivity/parameters/0");
+    CHECK_THAT(e.message(), Catch::Contains("no 'nic.registration_cpuu'"));
   }
-  std::filesystem::remove(path);
+  std::filesystem::remove_all(dir);
 }

@@ -2,6 +2,7 @@
 
 #include "sim/run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
+#include "tests/support/input_error.hpp"
 
 using namespace torsim;
 using namespace torsim::test;
@@ -30,13 +31,7 @@ const Series& series(const PointResult& r, const std::string& name) {
 double metric(const PointResult& r, const char* name) { return r.output.metrics.at(name).get<double>(); }
 
 InputError check_error(const Json& doc) {
-  try {
-    Simulation sim(doc, Where("test"), 1);
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  return InputError("", "", "");
+  return input_error_of([&] { Simulation sim(doc, Where("test"), 1); });
 }
 
 }  // namespace

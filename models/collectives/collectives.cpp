@@ -1,0 +1,119 @@
+#include "models/collectives/collectives.hpp"
+
+#include "models/collectives/algorithms.hpp"
+
+namespace torsim::coll {
+
+namespace {
+
+constexpr ParamSpec kSpecs[] = {
+    {"reduce", ParamKind::choice, "binomial", "", "", "",
+     "reduce algorithm: binomial tree, or k-nomial tree of degree `degree`", "MPICH-1's binomial reduce by default",
+     "binomial|knomial"},
+    {"degree", ParamKind::integer, "0", "", "0", "1024",
+     "k of the k-nomial reduce (k-1 children per level); 0: the layer's choice (2 unless the layer has a model to "
+     "pick it)",
+     "-"},
+    {"allreduce", ParamKind::choice, "auto", "", "", "",
+     "auto: recursive doubling on a power-of-two rank count, else reduce then broadcast; recursive_doubling (powers "
+     "of two only); reduce_bcast: the reduce algorithm to rank 0, then a binomial broadcast",
+     "MPICH's classic choice by default", "auto|recursive_doubling|reduce_bcast"},
+    {"gather", ParamKind::choice, "binomial", "", "", "", "gather algorithm", "MPICH's binomial gather by default",
+     "binomial|linear"},
+    {"alltoall", ParamKind::choice, "pairwise", "", "", "",
+     "pairwise: one exchange per step; linear: every message posted at once", "-", "pairwise|linear"},
+};
+
+bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+}  // namespace
+
+const ParamTable kSelectionParams{"runtime.collectives",
+                                  "Which collective algorithm each operation runs, for any messaging layer "
+                                  "(models/collectives; docs/models/collectives.md). Barrier: dissemination; "
+                                  "broadcast: binomial tree.",
+                                  kSpecs};
+
+Selection parse_selection(const ParamReader& r, int ranks) {
+  Selection s;
+  s.reduce = r.text("reduce") == "knomial" ? ReduceAlgorithm::knomial : ReduceAlgorithm::binomial;
+  s.degree = static_cast<int>(r.integer("degree"));
+  if (s.degree == 1) r.where("degree").fail("a k-nomial tree needs a degree of at least 2 (0: the layer's choice)");
+  const std::string allreduce = r.text("allreduce");
+  s.allreduce = allreduce == "recursive_doubling" ? AllreduceAlgorithm::recursive_doubling
+                : allreduce == "reduce_bcast"     ? AllreduceAlgorithm::reduce_bcast
+                                                  : AllreduceAlgorithm::automatic;
+  if (s.allreduce == AllreduceAlgorithm::recursive_doubling && !power_of_two(ranks))
+    r.where("allreduce").fail("recursive doubling needs a power-of-two number of ranks; the job has " +
+                              std::to_string(ranks) + " (use \"auto\" or \"reduce_bcast\")");
+  s.gather = r.text("gather") == "linear" ? GatherAlgorithm::linear : GatherAlgorithm::binomial;
+  s.alltoall = r.text("alltoall") == "linear" ? AlltoallAlgorithm::linear : AlltoallAlgorithm::pairwise;
+  return s;
+}
+
+std::unique_ptr<Algorithms> make_algorithms(const Json& spec, const Where& where, int ranks) {
+  return std::make_unique<Algorithms>(parse_selection(ParamReader(spec, where, kSelectionParams), ranks));
+}
+
+std::unique_ptr<PointToPoint> Algorithms::channel(Comm c, rt::CollectiveOp, Bytes) const {
+  return std::make_unique<TwoSided>(c);
+}
+
+int Algorithms::reduce_degree(int ranks, Bytes bytes) const {
+  if (selection_.reduce == ReduceAlgorithm::binomial) return 2;
+  return selection_.degree > 0 ? selection_.degree : preferred_degree(ranks, bytes);
+}
+
+bool Algorithms::recursive_doubling(int ranks) const {
+  return selection_.allreduce == AllreduceAlgorithm::recursive_doubling ||
+         (selection_.allreduce == AllreduceAlgorithm::automatic && power_of_two(ranks));
+}
+
+Task<> Algorithms::barrier(Comm c) const {
+  const auto ch = channel(c, rt::CollectiveOp::barrier, 0);
+  co_await dissemination_barrier(*ch);
+  co_await ch->finish(0);
+}
+
+Task<std::uint64_t> Algorithms::bcast(Comm c, Rank root, Bytes bytes, std::uint64_t word) const {
+  const auto ch = channel(c, rt::CollectiveOp::bcast, bytes);
+  const std::uint64_t result = co_await binomial_bcast(*ch, root, bytes, word);
+  co_await ch->finish(bytes);
+  co_return result;
+}
+
+Task<std::uint64_t> Algorithms::reduce(Comm c, Rank root, Bytes bytes, std::uint64_t word) const {
+  const auto ch = channel(c, rt::CollectiveOp::reduce, bytes);
+  const std::uint64_t result = co_await knomial_reduce(*ch, root, bytes, word, reduce_degree(c.size(), bytes));
+  co_await ch->finish(c.rank() == root ? bytes : 0);
+  co_return result;
+}
+
+Task<std::uint64_t> Algorithms::allreduce(Comm c, Bytes bytes, std::uint64_t word) const {
+  const auto ch = channel(c, rt::CollectiveOp::allreduce, bytes);
+  std::uint64_t result = 0;
+  if (recursive_doubling(c.size())) result = co_await recursive_doubling_allreduce(*ch, bytes, word);
+  else result = co_await reduce_bcast_allreduce(*ch, bytes, word, reduce_degree(c.size(), bytes));
+  co_await ch->finish(bytes);
+  co_return result;
+}
+
+Task<std::uint64_t> Algorithms::gather(Comm c, Rank root, Bytes size_per_rank, std::uint64_t word) const {
+  const auto ch = channel(c, rt::CollectiveOp::gather, size_per_rank);
+  std::uint64_t result = 0;
+  if (selection_.gather == GatherAlgorithm::linear) result = co_await linear_gather(*ch, root, size_per_rank, word);
+  else result = co_await binomial_gather(*ch, root, size_per_rank, word);
+  co_await ch->finish(c.rank() == root ? size_per_rank * c.size() : 0);
+  co_return result;
+}
+
+Task<std::uint64_t> Algorithms::alltoall(Comm c, Bytes size_per_pair, std::uint64_t word) const {
+  const auto ch = channel(c, rt::CollectiveOp::alltoall, size_per_pair);
+  std::uint64_t result = 0;
+  if (selection_.alltoall == AlltoallAlgorithm::linear) result = co_await linear_alltoall(*ch, size_per_pair, word);
+  else result = co_await pairwise_alltoall(*ch, size_per_pair, word);
+  co_await ch->finish(size_per_pair * c.size());
+  co_return result;
+}
+
+}  // namespace torsim::coll

@@ -1,0 +1,338 @@
+#include "models/network/flow_control.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace torsim::net {
+
+namespace {
+constexpr Bytes kUnbounded = INT64_MAX / 4;  // room for any sum of units in flight
+Bytes capacity_or_unbounded(Bytes buffer) { return buffer > 0 ? buffer : kUnbounded; }
+}  // namespace
+
+CreditModel::CreditModel(Kernel& kernel, const Machine& machine, Bytes train_bytes)
+    : PacketModelBase(kernel, machine, train_bytes),
+      adaptive_(topology_.routing() == topo::Routing::minimal_adaptive),
+      network_capacity_(capacity_or_unbounded(machine.router.buffer_per_vc)),
+      injection_capacity_(capacity_or_unbounded(machine.router.injection_buffer)) {
+  classify_links();
+  // The dateline pair only where there are rings to break.
+  const bool rings = std::any_of(link_class_.begin(), link_class_.end(), [](std::uint8_t c) { return c & kDateline; });
+  dateline_ = rings && machine.router.deadlock_avoidance == RouterParams::DeadlockAvoidance::dateline;
+  const std::uint32_t escape_vcs = dateline_ ? 2 : 1;
+  adaptive_vc_ = static_cast<std::uint8_t>(escape_vcs);
+  vcs_ = escape_vcs + (adaptive_ ? 1 : 0);
+  check_router(machine);
+  buffers_.resize(static_cast<std::size_t>(topology_.link_count()) * vcs_);
+  kernel.add_prefetcher(member_callback<CreditModel, &CreditModel::arrive>(this).fn, [](const void* ctx, std::uint64_t arg) {
+    const auto* self = static_cast<const CreditModel*>(ctx);
+    __builtin_prefetch(&self->units_[static_cast<std::uint32_t>(arg)]);
+    __builtin_prefetch(&self->buffers_[arg >> 32]);
+  });
+}
+
+void CreditModel::classify_links() {
+  link_class_.resize(static_cast<std::size_t>(topology_.link_count()));
+  for (LinkId l = 0; l < topology_.link_count(); ++l) {
+    const auto& info = topology_.link(l);
+    std::uint8_t c = info.kind == topo::LinkKind::network ? static_cast<std::uint8_t>((info.dim + 1) & kDimMask) : 0;
+    if (info.kind == topo::LinkKind::ejection) c |= kEjection;
+    if (topology_.crosses_dateline(l)) c |= kDateline;
+    link_class_[static_cast<std::size_t>(l)] = c;
+  }
+}
+
+void CreditModel::check_router(const Machine& machine) const {
+  const Where where = machine.where / "router";
+  if (machine.router.virtual_channels < static_cast<int>(vcs_))
+    (where / "virtual_channels")
+        .fail("the router has " + std::to_string(machine.router.virtual_channels) + " virtual channels, but " +
+              (dateline_ ? "dateline deadlock avoidance" : "one escape channel") +
+              (adaptive_ ? " and minimal adaptive routing" : "") + " need " + std::to_string(vcs_));
+  const Bytes packet = machine.packet.payload + machine.packet.header;
+  for (Bytes buffer : {machine.router.buffer_per_vc, machine.router.injection_buffer})
+    if (buffer > 0 && buffer < packet)
+      where.fail("router buffers must hold at least one packet (" + std::to_string(packet) + " wire bytes), got " +
+                 std::to_string(buffer) + " B");
+}
+
+void CreditModel::start(const TransferRequest& request) {
+  ++counters_.messages;
+  counters_.payload_bytes += request.bytes;
+  if (request.src == request.dst) return copy_within_node(memory_[static_cast<std::size_t>(request.src)], request);
+  const PacketFormat& format = request.format ? *request.format : machine_.packet;
+  counters_.wire_bytes += format.wire_bytes(request.bytes);
+  const auto index = messages_.take();
+  Message& m = messages_[index];
+  m.request = request;
+  m.next_offset = 0;
+  m.latest_delivery = 0;
+  m.units_left = 0;
+  m.all_sent = false;
+  // Two units fit in the smallest buffer on the way (whole packets, at least one).
+  const Bytes smallest = std::min(machine_.router.buffer_per_vc > 0 ? machine_.router.buffer_per_vc : kUnbounded,
+                                  machine_.router.injection_buffer > 0 ? machine_.router.injection_buffer : kUnbounded);
+  const Bytes packets = std::max<Bytes>(1, smallest / 2 / (format.payload + format.header));
+  m.unit_payload = whole_packets(format, std::min(train_bytes_, packets * format.payload));
+  take_route(request.src, request.dst, m.route);
+  m.bottleneck = bottleneck_of(m.route);
+  send_next_unit(index);
+}
+
+// The message's next unit leaves its NIC now (the first after the NIC's latency).
+void CreditModel::send_next_unit(std::uint64_t message_index) {
+  const auto mi = static_cast<std::uint32_t>(message_index);
+  const auto ui = units_.take();
+  Message& m = messages_[mi];
+  const PacketFormat& format = m.request.format ? *m.request.format : machine_.packet;
+  const Bytes start = m.next_offset;
+  const Bytes end = std::min(m.request.bytes, start + m.unit_payload);
+  m.next_offset = end;
+  m.all_sent = end >= m.request.bytes;
+  ++m.units_left;
+  Unit& u = units_[ui];
+  u = Unit{};
+  u.message = mi;
+  u.wire_start = format.wire_offset(start);
+  u.wire = static_cast<std::int32_t>((m.request.bytes == 0 ? format.header : format.wire_offset(end)) - u.wire_start);
+  u.bottleneck = m.bottleneck;
+  u.route = m.route.data();
+  u.head = u.tail = kernel_.now() + (start == 0 ? machine_.node.nic_latency : 0);
+  u.last = m.all_sent;
+  ++counters_.trains;
+  try_forward(ui);
+  drain();
+}
+
+// The event's argument carries the unit and the buffer it arrives in, so that the kernel's
+// prefetcher can ask for both one event ahead.
+void CreditModel::arrive(std::uint64_t unit_and_buffer) {
+  const auto ui = static_cast<std::uint32_t>(unit_and_buffer);
+  Buffer& in = buffers_[unit_and_buffer >> 32];
+  if (in.fifo_tail == kNone) in.fifo_head = ui;
+  else units_[in.fifo_tail].next_in_buffer = ui;
+  in.fifo_tail = ui;
+  if (in.fifo_head != ui) return;  // behind another unit: moved when that one leaves
+  try_forward(ui);
+  drain();
+}
+
+void CreditModel::drain() {
+  while (!work_.empty()) {
+    const std::uint32_t ui = work_.back();
+    work_.pop_back();
+    try_forward(ui);
+  }
+}
+
+CreditModel::Option CreditModel::option(const Unit& u, LinkId link, bool adaptive_channel) const {
+  const std::uint8_t c = link_class_[static_cast<std::size_t>(link)];
+  if (!(c & kDimMask)) return {link, 0, false};  // injection or ejection
+  // The dateline channel is kept from the link where the unit crossed its ring's wrap-around
+  // to the end of that dimension.
+  const bool same_dimension = u.link >= 0 && (link_class_[static_cast<std::size_t>(u.link)] & kDimMask) == (c & kDimMask);
+  const bool crossed = dateline_ && ((same_dimension && u.crossed_dateline) || (c & kDateline));
+  return {link, static_cast<std::uint8_t>(adaptive_channel ? adaptive_vc_ : crossed ? 1 : 0), crossed};
+}
+
+void CreditModel::options_for(const Unit& u) {
+  options_.clear();
+  const NodeId dst = adaptive_ ? messages_[u.message].request.dst : 0;
+  const topo::RouterId destination = adaptive_ ? topology_.router_of(dst) : 0;
+  const bool at_destination = adaptive_ && u.link >= 0 && topology_.link(u.link).to == destination;
+  if (!adaptive_ || u.link < 0 || at_destination) {
+    const LinkId next = at_destination ? topology_.ejection_link(dst) : u.route[u.next];
+    if (!has_lanes_) return options_.push_back(option(u, next, false));
+    lanes_.clear();
+    add_lanes(next, lanes_);
+    for (LinkId lane : lanes_) options_.push_back(option(u, lane, false));
+    return;
+  }
+  // Minimal adaptive: the deterministic (escape) link first, then every productive link and
+  // lane on the adaptive channel.
+  topology_.next_hops(topology_.link(u.link).to, destination, next_hops_);
+  options_.push_back(option(u, next_hops_.front(), false));
+  lanes_.clear();
+  for (LinkId hop : next_hops_) add_lanes(hop, lanes_);
+  for (LinkId lane : lanes_) options_.push_back(option(u, lane, true));
+}
+
+Time CreditModel::credit_time(Buffer& b, Bytes capacity, Bytes bytes) {
+  const Time now = kernel_.now();
+  std::size_t arrived = 0;
+  while (arrived < b.credits && b.credit_at[arrived] <= now) ++arrived;
+  if (arrived > 0) {
+    std::copy(b.credit_at.begin() + static_cast<std::ptrdiff_t>(arrived), b.credit_at.begin() + b.credits, b.credit_at.begin());
+    std::copy(b.credit_bytes.begin() + static_cast<std::ptrdiff_t>(arrived), b.credit_bytes.begin() + b.credits,
+              b.credit_bytes.begin());
+    b.credits = static_cast<std::uint8_t>(b.credits - arrived);
+  }
+  // Bytes whose credit may still be on its way when this unit goes.
+  const Bytes allowed = capacity - b.committed - bytes;
+  if (allowed < 0) return kUnknown;
+  Bytes outstanding = 0;
+  for (std::size_t i = 0; i < b.credits; ++i) outstanding += b.credit_bytes[i];
+  Time at = 0;
+  for (std::size_t i = 0; i < b.credits && outstanding > allowed; ++i) {
+    outstanding -= b.credit_bytes[i];
+    at = b.credit_at[i];
+  }
+  return at;
+}
+
+// Credits come back in departure order; when more are on their way than are kept, the two
+// oldest become one, arriving with the later (a credit a little late, never early).
+void CreditModel::add_credit(Buffer& b, Time at, Bytes bytes) {
+  if (b.credits == Buffer::kCredits) {
+    b.credit_at[0] = b.credit_at[1];
+    b.credit_bytes[0] += b.credit_bytes[1];
+    for (std::size_t i = 1; i + 1 < Buffer::kCredits; ++i) {
+      b.credit_at[i] = b.credit_at[i + 1];
+      b.credit_bytes[i] = b.credit_bytes[i + 1];
+    }
+    --b.credits;
+  }
+  b.credit_at[b.credits] = at;
+  b.credit_bytes[b.credits] = static_cast<std::int32_t>(bytes);
+  ++b.credits;
+}
+
+void CreditModel::try_forward(std::uint32_t ui) {
+  Unit& u = units_[ui];
+  if (u.message == kNone) return;  // delivered since it was queued for a retry
+  Buffer* in = u.link >= 0 ? &buffer(u.link, u.vc) : nullptr;
+  if (in && in->fifo_head != ui) return;  // head-of-line: behind another unit
+  if (u.waits_on != kNone && buffers_[u.waits_on].waiters_head != ui) return;  // queued behind others
+  const Time earliest = std::max({kernel_.now(), u.head, in ? in->last_start : 0});
+  if (!adaptive_ && !has_lanes_) {  // one way out
+    const Option out = option(u, u.route[u.next], false);
+    const Time start = may_start(ui, out, earliest);
+    if (start == kUnknown) return wait_for(ui, buffer_index(out.link, out.vc));
+    stop_waiting(u);
+    return book(ui, out, start);
+  }
+  options_for(u);
+  const Time tail = std::max(u.tail, in ? in->last_end : 0);
+  TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, u.bottleneck);
+  std::size_t best = options_.size();
+  Time best_start = 0, best_end = kNever;
+  for (std::size_t i = 0; i < options_.size(); ++i) {
+    const Time start = may_start(ui, options_[i], earliest);
+    if (start == kUnknown) continue;
+    LinkTimeline& timeline = timelines_[static_cast<std::size_t>(options_[i].link)];
+    timeline.forget_before(kernel_.now());
+    const Time duration = serialisation(timeline.tag(), shape);
+    const Time end = timeline.plan(std::max(start, tail - duration), duration).end;
+    if (end < best_end) {
+      best = i;
+      best_start = start;
+      best_end = end;
+    }
+  }
+  if (best == options_.size()) return wait_for(ui, buffer_index(options_.front().link, options_.front().vc));
+  stop_waiting(u);
+  book(ui, options_[best], best_start);
+}
+
+Time CreditModel::may_start(std::uint32_t ui, const Option& out, Time earliest) {
+  if (is_ejection(out.link)) return earliest;
+  Buffer& next = buffer(out.link, out.vc);
+  if (next.waiters_head != kNone && next.waiters_head != ui) return kUnknown;  // first come, first served
+  const Time credit = credit_time(next, capacity(out.link), units_[ui].wire);
+  return credit == kUnknown ? kUnknown : std::max(earliest, credit);
+}
+
+void CreditModel::wait_for(std::uint32_t ui, std::uint32_t b) {
+  Unit& u = units_[ui];
+  if (u.waits_on == b) return;  // already queued there
+  u.waits_on = b;
+  u.next_waiter = kNone;
+  Buffer& next = buffers_[b];
+  if (next.waiters_tail == kNone) next.waiters_head = ui;
+  else units_[next.waiters_tail].next_waiter = ui;
+  next.waiters_tail = ui;
+}
+
+// A unit that moves was at the front of the queue it waited in: the next one may try.
+void CreditModel::stop_waiting(Unit& u) {
+  if (u.waits_on == kNone) return;
+  Buffer& b = buffers_[u.waits_on];
+  b.waiters_head = u.next_waiter;
+  if (b.waiters_head == kNone) b.waiters_tail = kNone;
+  else work_.push_back(b.waiters_head);
+  u.waits_on = kNone;
+  u.next_waiter = kNone;
+}
+
+// Books the unit on the chosen link from `start` on and moves it to the next router.
+void CreditModel::book(std::uint32_t ui, const Option& out, Time start) {
+  Unit& u = units_[ui];
+  const Time tail = std::max(u.tail, u.link >= 0 ? buffer(u.link, u.vc).last_end : 0);
+  TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, u.bottleneck);
+  LinkTimeline& timeline = timelines_[static_cast<std::size_t>(out.link)];
+  timeline.forget_before(kernel_.now());
+  const std::uint32_t tag = timeline.tag();
+  const Time duration = serialisation(tag, shape);
+  Time head_passes = start;
+  const Time end = timeline.reserve(head_passes, std::max(start, tail - duration), duration);
+  observe_booking(out.link, end, duration);
+  if (!is_ejection(out.link)) buffer(out.link, out.vc).committed += u.wire;
+  const LinkId came_by = u.link;
+  leave_input(u, head_passes, end);
+  const Time latency = link_timings_[tag].latency;
+  u.link = out.link;
+  u.vc = out.vc;
+  u.crossed_dateline = out.crossed_dateline;
+  ++u.next;
+  u.head = head_passes + latency;
+  u.tail = end + latency;
+  if (came_by < 0) {  // it left the NIC: the message's next unit may follow
+    const std::uint32_t mi = u.message;
+    if (!u.last) kernel_.at(end, member_callback<CreditModel, &CreditModel::send_next_unit>(this, mi));
+    else notify(end, messages_[mi].request.on_injected);
+  }
+  if (is_ejection(out.link)) return deliver(ui, u.tail);
+  const std::uint64_t arrival = ui | static_cast<std::uint64_t>(buffer_index(u.link, u.vc)) << 32;
+  kernel_.at(u.head, member_callback<CreditModel, &CreditModel::arrive>(this, arrival));
+}
+
+// The unit's tail leaves its input buffer at `end`; the credit reaches the sender one link
+// latency later. The unit behind it, and the first waiting for space, may move.
+void CreditModel::leave_input(Unit& u, Time head_passes, Time end) {
+  if (u.link < 0) return;
+  Buffer& in = buffer(u.link, u.vc);
+  in.fifo_head = u.next_in_buffer;
+  if (in.fifo_head == kNone) in.fifo_tail = kNone;
+  u.next_in_buffer = kNone;
+  in.committed -= u.wire;
+  add_credit(in, end + link_timings_[timing_tags_[static_cast<std::size_t>(u.link)]].latency, u.wire);
+  in.last_start = head_passes;
+  in.last_end = end;
+  if (in.fifo_head != kNone) work_.push_back(in.fifo_head);
+  if (in.waiters_head != kNone) work_.push_back(in.waiters_head);
+}
+
+void CreditModel::deliver(std::uint32_t ui, Time at) {
+  Unit& u = units_[ui];
+  const std::uint32_t mi = u.message;
+  u.message = kNone;
+  units_.release(ui);
+  Message& m = messages_[mi];
+  m.latest_delivery = std::max(m.latest_delivery, at);
+  if (--m.units_left > 0 || !m.all_sent) return;
+  notify(m.latest_delivery, m.request.on_delivered);
+  messages_.release(mi);
+}
+
+void CreditModel::drive(Kernel& kernel) {
+  kernel.run();
+  if (kernel.stopped() || units_.in_use() == 0) return;
+  throw std::runtime_error("network deadlock: " + std::to_string(units_.in_use()) +
+                           " packet units are stuck in router buffers at t = " +
+                           std::to_string(to_microseconds(kernel.now())) +
+                           " us (each waits for credit that a unit in the cycle holds; machine.router."
+                           "deadlock_avoidance is " + (dateline_ ? "dateline" : "none") + ")");
+}
+
+}  // namespace torsim::net

@@ -1,0 +1,148 @@
+// The packet model with credit-based flow control: finite router input buffers per port and
+// virtual channel, credits returned upstream with the link latency, a NIC that stops injecting
+// when its router's injection buffer is full, dateline virtual channels against deadlock on
+// wrap-around rings, and minimal adaptive routing that chooses by downstream credit.
+//
+// Mechanism. A message is cut into units of whole packets (at most `train_bytes` of payload,
+// and at most half an input buffer of wire bytes, so that two fit: virtual cut-through at unit
+// granularity). A unit moves router by router; each move is decided when its head reaches the
+// router (one kernel event per hop):
+//  - Its input buffer (the downstream end of the link it came by, on its virtual channel) is
+//    a FIFO: only the unit at the front may leave (head-of-line blocking), and it leaves no
+//    earlier than the unit before it started, and finishes no earlier than that one finished.
+//  - It needs credit for all its wire bytes in the next buffer: the buffer's capacity minus the
+//    bytes sent or promised into it whose departure is not yet scheduled, minus those whose
+//    departure is scheduled but whose credit has not come back (departure + the link's
+//    latency). When the credit is not known yet, the unit waits in the next buffer's waiter
+//    queue (first come, first served) and is retried when a unit there is scheduled to leave.
+//  - It then books the output link's idle time as the packet model does (cut-through: its
+//    head may pass once the link is idle; it takes its serialisation time from
+//    max(start, tail arrival - serialisation) on, filling gaps) and frees its input buffer at
+//    the end of that booking, when its tail has left.
+// The NIC sends a message's units one after another, each when the previous one's tail has
+// left (the injection link's input is the router's injection buffer, so a full buffer holds the
+// NIC); the last unit's departure is the local completion. The ejection link drains into the
+// NIC's memory without back-pressure. A run that ends with units still in the network has
+// deadlocked, and drive() reports it.
+#pragma once
+
+#include <vector>
+
+#include "models/network/packet.hpp"
+
+namespace torsim::net {
+
+class CreditModel final : public PacketModelBase {
+ public:
+  CreditModel(Kernel& kernel, const Machine& machine, Bytes train_bytes);
+  void start(const TransferRequest& request) override;
+  /// Runs the kernel; throws when units are left in the network (a deadlock).
+  void drive(Kernel& kernel) override;
+  /// Units in the network or waiting at a NIC.
+  std::size_t units_in_flight() const { return units_.in_use(); }
+
+ private:
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  static constexpr Time kUnknown = kNever;
+
+  struct Message {
+    TransferRequest request;
+    Bytes next_offset = 0;       // payload bytes already cut into units
+    Bytes unit_payload = 0;      // payload bytes per unit (whole packets)
+    Time latest_delivery = 0;
+    Rate bottleneck = 0;         // slowest link of the deterministic route
+    std::uint32_t units_left = 0;  // units sent and not yet delivered
+    bool all_sent = false;
+    std::vector<LinkId> route;   // deterministic route (kept for reuse across messages)
+  };
+  /// A unit in flight. What each hop needs is here (its route, its message's bottleneck), so
+  /// that a hop reads this record and not also its message's.
+  struct Unit {
+    Time head = 0;              // when its head reaches the router it is at (or left the NIC)
+    Time tail = 0;              // when its tail has fully arrived there
+    Bytes wire_start = 0;       // wire bytes of its message before it
+    Rate bottleneck = 0;        // its message's slowest link (the serialisation times' clamp)
+    const LinkId* route = nullptr;  // its message's deterministic route
+    std::int32_t wire = 0;      // its wire bytes (at most a buffer: 16 MiB)
+    std::uint32_t message = kNone;  // kNone: a free record
+    std::uint32_t next_in_buffer = kNone;  // the unit behind it in its input buffer
+    std::uint32_t next_waiter = kNone;     // the unit behind it in a waiter queue
+    std::uint32_t waits_on = kNone;        // the buffer whose waiter queue it is in
+    LinkId link = -1;           // the link it arrived by; -1 at the source NIC
+    std::uint16_t next = 0;     // deterministic routes: index of its next link in the route
+    std::uint8_t vc = 0;        // virtual channel of its input buffer
+    bool crossed_dateline = false;  // in its current dimension (picks the dateline channel)
+    bool last = false;          // its message's last unit
+  };
+  /// One input buffer: a link's downstream end, one virtual channel, as the sender upstream
+  /// sees it through its credits.
+  struct Buffer {
+    static constexpr std::size_t kCredits = 4;
+    Time last_start = 0, last_end = 0;  // of the unit last scheduled out of it (FIFO order)
+    Bytes committed = 0;  // sent or promised into it, departure not scheduled yet
+    std::array<Time, kCredits> credit_at{};  // credits on their way back, oldest first
+    std::array<std::int32_t, kCredits> credit_bytes{};
+    std::uint32_t fifo_head = kNone, fifo_tail = kNone;        // arrived units, in order
+    std::uint32_t waiters_head = kNone, waiters_tail = kNone;  // units upstream waiting for space
+    std::uint8_t credits = 0;
+  };
+  /// A way out of a router: a link and the virtual channel of its downstream buffer.
+  struct Option {
+    LinkId link;
+    std::uint8_t vc;
+    bool crossed_dateline;
+  };
+
+  Buffer& buffer(LinkId link, std::uint8_t vc) { return buffers_[buffer_index(link, vc)]; }
+  std::uint32_t buffer_index(LinkId link, std::uint8_t vc) const {
+    return static_cast<std::uint32_t>(link) * vcs_ + vc;
+  }
+  bool is_ejection(LinkId link) const { return link_class_[static_cast<std::size_t>(link)] & kEjection; }
+
+  void classify_links();
+  /// Input errors: too few virtual channels for the scheme, a buffer smaller than a packet.
+  void check_router(const Machine& machine) const;
+  void send_next_unit(std::uint64_t message_index);
+  void arrive(std::uint64_t unit_index);
+  /// Moves the unit out of its buffer (or NIC) if it is at the front and has credit; else
+  /// leaves it where it is, queued for the credit it needs.
+  void try_forward(std::uint32_t unit_index);
+  /// Retries every unit woken by the moves so far.
+  void drain();
+  /// The unit's ways out of the router it is at, the deterministic one first.
+  void options_for(const Unit& u);
+  Option option(const Unit& u, LinkId link, bool adaptive_channel) const;
+  /// When `bytes` of credit will have come back for `b` (0: now), or kUnknown.
+  Time credit_time(Buffer& b, Bytes capacity, Bytes bytes);
+  void add_credit(Buffer& b, Time at, Bytes bytes);
+  void book(std::uint32_t unit_index, const Option& out, Time start);
+  void leave_input(Unit& u, Time head_passes, Time end);
+  void wait_for(std::uint32_t unit_index, std::uint32_t buffer);
+  void stop_waiting(Unit& u);
+  void deliver(std::uint32_t unit_index, Time at);
+
+  static constexpr std::uint8_t kEjection = 0x80;
+  static constexpr std::uint8_t kDateline = 0x40;
+  static constexpr std::uint8_t kDimMask = 0x3f;  // dimension + 1; 0 for injection and ejection
+  Bytes capacity(LinkId link) const {
+    return link_class_[static_cast<std::size_t>(link)] & kDimMask ? network_capacity_ : injection_capacity_;
+  }
+  /// The credit check for one way out: the time the unit may start on it, or kUnknown.
+  Time may_start(std::uint32_t unit_index, const Option& out, Time earliest);
+
+  std::vector<std::uint8_t> link_class_;
+  std::uint32_t vcs_ = 1;         // virtual channels per buffer index
+  std::uint8_t adaptive_vc_ = 1;  // minimal adaptive routing's channel (after the escape ones)
+  bool adaptive_;
+  Bytes network_capacity_, injection_capacity_;
+  bool dateline_ = false;
+  std::vector<Buffer> buffers_;   // per link and virtual channel
+  SlotPool<Message> messages_;
+  SlotPool<Unit> units_;
+  std::vector<std::uint32_t> work_;  // units to retry
+  std::vector<Option> options_;      // scratch
+  std::vector<LinkId> next_hops_;    // scratch
+  std::vector<LinkId> lanes_;        // scratch
+};
+
+}  // namespace torsim::net
