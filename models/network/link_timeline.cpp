@@ -175,10 +175,18 @@ LinkTimeline::Interval* LinkTimeline::allocate(std::uint32_t capacity) {
 void LinkTimeline::release(Interval* array, std::uint32_t capacity) { free_list(capacity).push_back(array); }
 
 std::vector<LinkTimeline::Interval*>& LinkTimeline::free_list(std::uint32_t capacity) {
-  static std::vector<std::vector<Interval*>> lists(32);
+  // The arrays are freed at exit (LeakSanitizer counts them lost once the lists are gone).
+  struct FreeLists {
+    std::vector<std::vector<Interval*>> by_size = std::vector<std::vector<Interval*>>(32);
+    ~FreeLists() {
+      for (const auto& list : by_size)
+        for (Interval* array : list) ::operator delete(array, kLineAlignment);
+    }
+  };
+  static FreeLists lists;
   std::size_t k = 0;
-  while ((kFirstSpillCapacity << (k + 1)) <= capacity && k + 1 < lists.size()) ++k;
-  return lists[k];
+  while ((kFirstSpillCapacity << (k + 1)) <= capacity && k + 1 < lists.by_size.size()) ++k;
+  return lists.by_size[k];
 }
 
 // Compacts whenever there is room at the front and the move is short (or the array at most
