@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Runs one libFuzzer target for a fixed number of inputs (CTest `fuzz:*`, `make sanitize`).
 
-  run_fuzzer.py FUZZER --target scenario|units --runs N --work DIR [--seed S]
+  run_fuzzer.py FUZZER --target scenario|units --runs N --work DIR [--seed S] [--max-seconds T]
+
+It stops after N inputs, or after T seconds on a machine too slow to try N within CI's budget
+(then fewer inputs, from the same seed).
 
 Seeds: every shipped scenario and machine preset (scenarios/**/*.json), found anew on each run;
 for the units parser, every quantity string they contain. The scenario fuzzer also gets a
@@ -84,6 +87,7 @@ def main():
     parser.add_argument("--runs", type=int, required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max-seconds", type=int, default=0, help="0: no time limit")
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     corpus = os.path.join(args.work, "corpus")
@@ -94,7 +98,7 @@ def main():
     else:
         seeds = unit_seeds(os.path.join(args.work, "seeds")) + [os.path.join(ROOT, "tests", "fuzz", "regressions", "units")]
         extra = []
-    command = [args.fuzzer, f"-runs={args.runs}", f"-seed={args.seed}", "-max_len=8192", "-timeout=60",
+    command = [args.fuzzer, f"-runs={args.runs}", f"-seed={args.seed}", f"-max_total_time={args.max_seconds}", "-max_len=8192", "-timeout=60",
                "-rss_limit_mb=3072", "-print_final_stats=1", f"-artifact_prefix={args.work}/", *extra, corpus, *seeds]
     print(" ".join(command), flush=True)
     proc = subprocess.run(command, cwd=args.work)
