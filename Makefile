@@ -1,11 +1,12 @@
 # Entry points. `make run` and `make test` are the README's two set-up commands.
 BUILD_DIR ?= build
+SANITIZE_DIR ?= build-sanitize
 BUILD_TYPE ?= Release
 WERROR ?= ON
 JOBS ?= $(shell nproc)
 SCENARIO ?= scenarios/raw/hopper-pingpong.json
 
-.PHONY: setup configure build run test bench validate reference update-golden clean
+.PHONY: setup configure build run test bench validate reference update-golden clean sanitize-build sanitize
 
 setup:
 	./scripts/setup.sh
@@ -19,8 +20,21 @@ build: configure
 run: build
 	./$(BUILD_DIR)/torsim run $(SCENARIO) --out $(BUILD_DIR)/out/default
 
-test: build
+# Every test of the normal build, then the unit and command-line tests again under ASan + UBSan
+# and the fuzzers for their fixed number of inputs (docs/hardening.md).
+test: build sanitize-build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 1800
+	cd $(SANITIZE_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 1800 -L 'unit|fuzz'
+
+# The sanitizer and fuzz tree: clang, AddressSanitizer + UndefinedBehaviorSanitizer (any report
+# aborts), libFuzzer targets; -O1 keeps its build and its tests short.
+sanitize-build: setup
+	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DTORSIM_SANITIZE=ON -DTORSIM_FUZZ=ON -DTORSIM_WERROR=$(WERROR)
+	cmake --build $(SANITIZE_DIR) -j $(JOBS)
+
+sanitize: sanitize-build
+	cd $(SANITIZE_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 1800 -L 'unit|fuzz'
 
 bench: build
 	./$(BUILD_DIR)/torsim bench
@@ -30,12 +44,17 @@ validate: build
 	./$(BUILD_DIR)/torsim validate --record-status validation/status.json
 	./$(BUILD_DIR)/torsim validate --quick --no-plots --report $(BUILD_DIR)/validation-quick --record-status validation/status.json
 
+# Generated from the parameter tables: the scenario reference and the JSON Schemas (a test fails
+# when they are stale).
 reference: build
 	./$(BUILD_DIR)/torsim reference --out docs/scenario-reference.md
+	./$(BUILD_DIR)/torsim schema --out docs/schema/scenario.schema.json
+	./$(BUILD_DIR)/torsim schema --machine --out docs/schema/machine.schema.json
+	python3 tests/cli/bad_input_catalogue.py > docs/bad-input.md
 
 # Rewrites the golden outputs; REASON is appended to validation/CHANGELOG.md.
 update-golden: build
 	python3 tests/regression/golden.py update ./$(BUILD_DIR)/torsim --reason "$(REASON)"
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)

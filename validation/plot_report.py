@@ -7,7 +7,6 @@ The simulated curves are drawn with the paper's claim marked: its value and tole
 for absolute checks, the claimed gain and its +/-10 point band for gain checks, the crossover
 for trends.
 """
-import json
 import os
 import sys
 import textwrap
@@ -16,6 +15,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+import torsim  # noqa: E402  (python/torsim, docs/python.md)
 
 STATUS_COLOURS = {"reproduced": "tab:green", "not reproduced": "tab:red", "not yet modelled": "tab:gray"}
 
@@ -133,9 +135,7 @@ def draw(claim, out_dir):
 
 
 def main(path, out_dir):
-    with open(path) as f:
-        doc = json.load(f)
-    for claim in doc["claims"]:
+    for claim in torsim.read_validation(path).claims:
         if claim["curves"]:
             draw(claim, out_dir)
             print(claim["id"])

@@ -44,7 +44,7 @@ std::vector<const CompletedPoint*> PointCache::points(const std::string& path, c
                 << (sets.empty() ? "" : " with " + std::to_string(sets.size()) + " --set") << "\n";
       try {
         Simulation sim(all[i].doc, Where(s.file()), s.seed());
-        it = runs_.emplace(std::pair{key, i}, CompletedPoint{all[i], sim.run()}).first;
+        it = runs_.emplace(std::pair{key, i}, CompletedPoint{i, all[i], sim.run()}).first;
       } catch (const InputError& e) {
         s.reraise(e);
       }

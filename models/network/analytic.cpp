@@ -33,9 +33,11 @@ void AnalyticModel::start(const TransferRequest& request) {
   Rate bottleneck = INT64_MAX;
   for (LinkId l : route_) {
     const auto& link = topology_.link(l);
+    const Time busy = transfer_time(wire, link.bandwidth);
+    observe_booking(l, now + latency + busy, busy);  // from when the head reaches the link
     latency += link.latency;
     bottleneck = std::min(bottleneck, link.bandwidth);
-    link_busy_[static_cast<std::size_t>(l)] += transfer_time(wire, link.bandwidth);
+    link_busy_[static_cast<std::size_t>(l)] += busy;
   }
   const auto& injection = topology_.link(route_.front());
   notify(now + machine_.node.nic_latency + transfer_time(wire, injection.bandwidth), request.on_injected);

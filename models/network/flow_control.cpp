@@ -283,6 +283,7 @@ void CreditModel::book(std::uint32_t ui, const Option& out, Time start) {
   const Time duration = serialisation(tag, shape);
   Time head_passes = start;
   const Time end = timeline.reserve(head_passes, std::max(start, tail - duration), duration);
+  observe_booking(out.link, end, duration);
   if (!is_ejection(out.link)) buffer(out.link, out.vc).committed += u.wire;
   const LinkId came_by = u.link;
   leave_input(u, head_passes, end);

@@ -71,6 +71,11 @@ Interval* first_ending_after(Interval* busy, Interval* last, Time t) {
 
 // Live intervals are few (a handful under saturation): moving them one by one is cheaper
 // than a call to memmove, into which GCC turns such loops unless told not to (merge_booking).
+#if defined(__GNUC__) && !defined(__clang__)
+#define TORSIM_NO_LOOP_TO_MEMMOVE __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define TORSIM_NO_LOOP_TO_MEMMOVE  // clang (the sanitizer tree) has no such option
+#endif
 template <class Interval>
 void move_down(Interval* to, const Interval* from, const Interval* last) {
   while (from != last) *to++ = *from++;
@@ -170,10 +175,18 @@ LinkTimeline::Interval* LinkTimeline::allocate(std::uint32_t capacity) {
 void LinkTimeline::release(Interval* array, std::uint32_t capacity) { free_list(capacity).push_back(array); }
 
 std::vector<LinkTimeline::Interval*>& LinkTimeline::free_list(std::uint32_t capacity) {
-  static std::vector<std::vector<Interval*>> lists(32);
+  // The arrays are freed at exit (LeakSanitizer counts them lost once the lists are gone).
+  struct FreeLists {
+    std::vector<std::vector<Interval*>> by_size = std::vector<std::vector<Interval*>>(32);
+    ~FreeLists() {
+      for (const auto& list : by_size)
+        for (Interval* array : list) ::operator delete(array, kLineAlignment);
+    }
+  };
+  static FreeLists lists;
   std::size_t k = 0;
-  while ((kFirstSpillCapacity << (k + 1)) <= capacity && k + 1 < lists.size()) ++k;
-  return lists[k];
+  while ((kFirstSpillCapacity << (k + 1)) <= capacity && k + 1 < lists.by_size.size()) ++k;
+  return lists.by_size[k];
 }
 
 // Compacts whenever there is room at the front and the move is short (or the array at most
@@ -214,7 +227,7 @@ void LinkTimeline::book(const Plan& plan) {
 
 // [lo, hi) are the intervals [start, end_time) overlaps or abuts: they become one interval
 // with it; with none, it is inserted at lo.
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
+TORSIM_NO_LOOP_TO_MEMMOVE
 void LinkTimeline::merge_booking(Interval* lo, Interval* hi, Time start, Time end_time) {
   if (lo != hi) {
     Interval* const last = base() + end();

@@ -3,6 +3,7 @@
 // packet model, the analytic model and the SimGrid backend are interchangeable.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,13 @@ class NetworkModel {
   const std::vector<Time>& memory_busy() const { return memory_busy_; }
   const Machine& machine() const { return machine_; }
 
+  /// Called for every booking of a link's time (for traces): `busy` of the link's time, the
+  /// last of it ending at `end`. A contended booking may fill gaps between earlier ones, so its
+  /// busy time lies within [end - busy, end] only when the link was idle; its amount is exact.
+  /// The packet and analytic models report bookings; the SimGrid backend does not.
+  using LinkObserver = std::function<void(LinkId, Time end, Time busy)>;
+  void set_link_observer(LinkObserver observer) { link_observer_ = std::move(observer); }
+
  protected:
   /// Uncontended time of an intra-node transfer: latency + bytes / memcpy bandwidth.
   Time memcpy_time(Bytes bytes) const;
@@ -75,6 +83,11 @@ class NetworkModel {
   void notify(Time when, const Callback& cb) {
     if (cb.fn) kernel_.at(when, cb);
   }
+  bool observed() const { return static_cast<bool>(link_observer_); }
+  void observe_booking(LinkId link, Time end, Time busy) const {
+    if (link_observer_) [[unlikely]]
+      link_observer_(link, end, busy);
+  }
 
   Kernel& kernel_;
   const Machine& machine_;
@@ -82,6 +95,7 @@ class NetworkModel {
   NetworkCounters counters_;
   mutable std::vector<Time> link_busy_;  // mutable: collect_link_busy() fills it on demand
   std::vector<Time> memory_busy_;
+  LinkObserver link_observer_;
 };
 
 /// Awaitable transfer for protocol coroutines: starts when awaited, resumes at delivery.

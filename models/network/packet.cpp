@@ -158,6 +158,7 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   };
   // The hot loop is the lane-less one: one link per hop, booked inline.
   if (has_lanes_) walk([&](LinkId link) { book_lanes(link, train); });
+  else if (observed()) walk([&](LinkId link) { book_hop<true>(link, train); });
   else walk([&](LinkId link) { book_hop(link, train); });
   booking.delivered = train.tail;
   return booking;
@@ -230,6 +231,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   const Time head_passes = timeline.first_idle(train.head);
   timeline.book(best_plan);
   timeline.add_busy(best_duration);
+  observe_booking(best, best_plan.end, best_duration);
   const Time latency = timing(best).latency;
   train.head = head_passes + latency;
   train.tail = best_plan.end + latency;

@@ -149,7 +149,9 @@ class PacketModel final : public PacketModelBase {
   Booking book_train(Message& m, Time ready, Bytes wire_start, Bytes wire_end);
   void book_adaptive_hops(Message& m, Train& train);
   /// Books the one link a deterministic route takes (no lanes): searches its timeline once.
-  /// Inline: it runs for every hop of every train.
+  /// Inline: it runs for every hop of every train. `kObserved`: reports the booking to the link
+  /// observer (an instance of its own, so that runs without one pay nothing per hop).
+  template <bool kObserved = false>
   [[gnu::always_inline]] void book_hop(LinkId link, Train& train) {
     const auto index = static_cast<std::size_t>(link);
     LinkTimeline& timeline = timelines_[index];
@@ -158,6 +160,7 @@ class PacketModel final : public PacketModelBase {
     const Time duration = serialisation(tag, *train.shape);
     Time head_passes = train.head;
     const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
+    if constexpr (kObserved) observe_booking(link, end, duration);
     const Time latency = link_timings_[tag].latency;
     train.head = head_passes + latency;
     train.tail = end + latency;

@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "sim/cli/bench.hpp"
+#include "sim/cli/merge.hpp"
+#include "sim/cli/schema.hpp"
 #include "sim/run/output.hpp"
 #include "sim/run/progress.hpp"
 #include "sim/cli/reference.hpp"
@@ -19,8 +21,14 @@ const char* kUsage =
     "torsim " TORSIM_VERSION " - a discrete-event simulator of HPC interconnects\n"
     "\n"
     "usage:\n"
-    "  torsim run FILE [--set path=value]... [--out DIR] [--quiet]\n"
-    "      run a scenario; writes DIR/results.json and one CSV per series\n"
+    "  torsim run FILE [--set path=value]... [--out DIR] [--quiet] [--jobs N] [--shard K/N] [--trace FILE]\n"
+    "      run a scenario; writes DIR/results.json and one CSV per series. --jobs: sweep points run at\n"
+    "      once; --shard K/N: only the points whose index is K modulo N (0 <= K < N, a Slurm array task);\n"
+    "      --trace: a trace for ui.perfetto.dev (docs/traces.md)\n"
+    "  torsim merge DIR... [--out DIR] [--quiet]\n"
+    "      combine the output directories of every shard of a run into the single run's outputs\n"
+    "  torsim schema [--out FILE]\n"
+    "      the JSON Schema of scenario files (and machine presets), for editors and validators\n"
     "  torsim describe FILE|PRESET [--json] [--route SRC DST]\n"
     "      the derived machine: nodes, cores, routers, links, diameter, hops, bisection, a route\n"
     "  torsim reference [--out FILE]\n"
@@ -40,7 +48,22 @@ struct Options {
   std::string out;
   bool quiet = false, json = false;
   std::vector<std::string> route;
+  std::size_t jobs = 1;
+  Shard shard;
+  std::string trace;
 };
+
+std::size_t parse_jobs(const std::string& text) {
+  std::size_t used = 0;
+  unsigned long jobs = 0;
+  try {
+    jobs = std::stoul(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != text.size() || jobs < 1 || jobs > 4096 || text[0] == '-')
+    Where("command line", "--jobs " + text).fail("expected a number of sweep points to run at once, 1 to 4096");
+  return jobs;
+}
 
 Options parse_options(const std::vector<std::string>& args) {
   Options o;
@@ -53,6 +76,9 @@ Options parse_options(const std::vector<std::string>& args) {
     if (a == "--set") o.sets.push_back(value("--set"));
     else if (a.rfind("--set=", 0) == 0) o.sets.push_back(a.substr(6));
     else if (a == "--out") o.out = value("--out");
+    else if (a == "--jobs" || a == "-j") o.jobs = parse_jobs(value("--jobs"));
+    else if (a == "--shard") o.shard = parse_shard(value("--shard"));
+    else if (a == "--trace") o.trace = value("--trace");
     else if (a == "--quiet") o.quiet = true;
     else if (a == "--json") o.json = true;
     else if (a == "--route") {
@@ -69,27 +95,88 @@ std::string single_file(const Options& o, const char* command) {
   return o.positional.front();
 }
 
-std::string output_dir(const Scenario& scenario, const Options& o) {
-  if (!o.out.empty()) return o.out;
-  const Json spec = scenario.doc().value("output", Json::object());  // the reader keeps a reference
-  ParamReader output(spec, Where(scenario.file()) / "output", kOutputParams);
-  return output.text("dir").empty() ? "results/" + scenario.name() : output.text("dir");
+// --out, else the scenario's output.dir, else results/<scenario name>; errors name whichever gave it.
+OutputDir output_dir(const Scenario& scenario, const Options& o) {
+  if (!o.out.empty()) return OutputDir(o.out, Where("command line", "--out " + o.out));
+  const Where where = Where(scenario.file()) / "output";
+  const Json spec = scenario.doc().value("output", Json::object());  // the reader refers to it
+  const ParamReader output(spec, where, kOutputParams);
+  const std::string dir = output.text("dir");
+  return OutputDir(dir.empty() ? "results/" + scenario.name() : dir, where / "dir");
+}
+
+void say_trace_warnings(const TraceFragments& fragments, const TraceSettings& trace, std::vector<std::string>& warnings) {
+  for (const auto& [point, summary] : fragments.summaries)
+    if (!summary["stopped_at_us"].is_null())
+      warnings.push_back("the trace of sweep point " + std::to_string(point) + " stops at " +
+                         format_number(summary["stopped_at_us"].get<double>()) + " us of simulated time: it reached max_size (" +
+                         format_size(trace.max_size) + "); trace fewer ranks or a shorter window (output.trace.ranks, from, to), "
+                         "or raise output.trace.max_size");
+}
+
+// The trace goes into the output directory, or (--trace FILE) to a file of its own published with it.
+std::unique_ptr<AtomicFile> stage_trace(OutputDir& out, const ScenarioRun& run, const TraceSettings& trace,
+                                        std::vector<std::string>& warnings) {
+  std::unique_ptr<AtomicFile> own;
+  std::unique_ptr<FileWriter> staged;
+  FileWriter* writer = nullptr;
+  if (trace.file_from_command_line) {
+    own = std::make_unique<AtomicFile>(trace.file, Where("command line", "--trace " + trace.file));
+    writer = &own->writer();
+  } else {
+    staged = out.open(trace.file);
+    writer = staged.get();
+  }
+  const TraceFragments& fragments = *run.trace;
+  write_trace(*writer, fragments.points(), [&](std::size_t point) { return read_text_file(fragments.path(point), trace.where); },
+              trace.max_size, warnings);
+  say_trace_warnings(fragments, trace, warnings);
+  if (staged) staged->close();
+  return own;
+}
+
+RunOptions run_options(const Options& o, const TraceSettings* trace, Progress& progress) {
+  RunOptions options;
+  options.jobs = o.jobs;
+  options.shard = o.shard;
+  options.trace = trace;
+  options.progress = [&progress](std::size_t i, std::size_t n, const Kernel& k) { progress.update(i, n, k); };
+  options.points_done = [&progress](std::size_t done, std::size_t n) { progress.points(done, n); };
+  return options;
+}
+
+Json shard_json(const Options& o, const ScenarioRun& run) {
+  Json indices = Json::array();
+  for (const auto& p : run.points) indices.push_back(p.index);
+  return {{"index", o.shard.index}, {"count", o.shard.count}, {"points", indices}, {"total_points", run.total_points}};
 }
 
 int command_run(const std::vector<std::string>& args) {
   const Options o = parse_options(args);
   const Scenario scenario(single_file(o, "run"), o.sets);
-  const Json output_spec = scenario.doc().value("output", Json::object());  // the reader keeps a reference
+  const Json output_spec = scenario.doc().value("output", Json::object());
   const ParamReader output(output_spec, Where(scenario.file()) / "output", kOutputParams);
-  const std::string dir = output_dir(scenario, o);
+  OutputDir out = output_dir(scenario, o);
+  const auto trace = trace_settings(output_spec, Where(scenario.file()) / "output", o.trace);
+  out.check_writable();
+  if (trace && trace->file_from_command_line) {
+    AtomicFile probe(trace->file, Where("command line", "--trace " + trace->file));  // fails now if unwritable
+  }
   Progress progress(!o.quiet);
-  auto run = run_scenario(scenario, [&](std::size_t i, std::size_t n, const Kernel& k) { progress.update(i, n, k); });
+  const auto run = run_scenario(scenario, run_options(o, trace ? &*trace : nullptr, progress));
   progress.finish();
-  const Json results = results_document(scenario, run.machine, run.points, run.wall_seconds);
-  write_outputs(dir, results, run.points, *run.first, output.boolean("csv"), output.boolean("link_stats"));
+  Json results = results_document(scenario, run.machine, run.points, run.wall_seconds);
+  if (!o.shard.whole()) results["shard"] = shard_json(o, run);
+  write_outputs(out, results, run.points, *run.first, output.boolean("csv"), output.boolean("link_stats"));
+  std::vector<std::string> warnings;
+  auto trace_file = trace ? stage_trace(out, run, *trace, warnings) : nullptr;
+  out.publish();
+  if (trace_file) trace_file->publish();
+  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   if (!o.quiet) {
     print_summary(std::cout, results);
-    std::cout << "\nwrote " << dir << "/results.json (wall time " << format_number(run.wall_seconds) << " s)\n";
+    std::cout << "\nwrote " << out.dir() << "/results.json (wall time " << format_number(run.wall_seconds) << " s)\n";
+    if (trace) std::cout << "wrote the trace " << (trace->file_from_command_line ? trace->file : out.dir() + "/" + trace->file) << "\n";
   }
   return 0;
 }
@@ -198,6 +285,8 @@ int command_reference(const std::vector<std::string>& args) {
 
 std::vector<Command> builtin_commands() {
   return {{"run", "run a scenario", command_run},
+          {"merge", "merge the outputs of a run's shards", command_merge},
+          {"schema", "print the JSON Schema of scenario files", command_schema},
           {"describe", "describe a machine", command_describe},
           {"reference", "print the scenario reference", command_reference},
           {"bench", "speed benchmark", command_bench},

@@ -11,11 +11,12 @@
 #include "models/runtime/infiniband_layers.hpp"
 #include "models/machine.hpp"
 #include "sim/run/scenario.hpp"
+#include "sim/run/trace.hpp"
 
 namespace torsim {
 
 std::vector<const ParamTable*> all_param_tables() {
-  std::vector<const ParamTable*> tables{&kScenarioParams, &kOutputParams, &rt::kPlacementParams,
+  std::vector<const ParamTable*> tables{&kScenarioParams, &kOutputParams, &kTraceParams, &rt::kPlacementParams,
                                         &kMachineParams,  &kNodeParams,   &kPacketParams, &kRouterParams};
   for (const auto& t : topo::topology_types()) tables.push_back(t.params);
   for (const auto& m : net::network_models()) tables.push_back(m.params);

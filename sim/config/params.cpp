@@ -191,8 +191,10 @@ std::int64_t ParamReader::integer(std::string_view name) const {
   const auto& s = spec(name, {ParamKind::integer});
   Json storage;
   const Json& v = value_or_default(s, storage);
-  if (!v.is_number_integer() && !(v.is_number_float() && v.get<double>() == std::floor(v.get<double>())))
-    where(name).fail("expected an integer, got " + preview(v));
+  // A float with no fraction is taken (4.0), if it fits in 64 bits.
+  const bool whole_float = v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) &&
+                           std::fabs(v.get<double>()) < 9.2e18;
+  if (!v.is_number_integer() && !whole_float) where(name).fail("expected an integer, got " + preview(v));
   const auto value = v.get<std::int64_t>();
   check_range(s, static_cast<double>(value), where(name));
   return value;
@@ -264,6 +266,8 @@ std::optional<Time> ParamReader::optional_time(std::string_view name) const {
 
 namespace {
 
+constexpr std::int64_t kMaxRangeValues = 100000;
+
 using ScalarReader = std::function<std::int64_t(const Json&, const Where&)>;
 
 void check_range_keys(const Json& v, const Where& w) {
@@ -274,7 +278,8 @@ void check_range_keys(const Json& v, const Where& w) {
     w.fail("a range needs 'from', 'to' and exactly one of 'factor' or 'step'");
 }
 
-// Expands {"from": a, "to": b, "factor": f} or {"from", "to", "step"} into a list.
+// Expands {"from": a, "to": b, "factor": f} or {"from", "to", "step"} into a list (x * factor and
+// x + step are checked against `to` first: they may not fit in 64 bits).
 std::vector<std::int64_t> expand_range(const Json& v, const Where& w, const ScalarReader& scalar) {
   check_range_keys(v, w);
   const std::int64_t from = scalar(v["from"], w / "from");
@@ -286,11 +291,14 @@ std::vector<std::int64_t> expand_range(const Json& v, const Where& w, const Scal
       (w / "factor").fail("expected an integer factor >= 2");
     if (from <= 0) (w / "from").fail("a geometric range needs 'from' > 0");
     const auto factor = v["factor"].get<std::int64_t>();
-    for (std::int64_t x = from; x <= to && out.size() < 100000; x *= factor) out.push_back(x);
+    for (std::int64_t x = from; x <= to; x = x > to / factor ? to + 1 : x * factor) out.push_back(x);
   } else {
     const std::int64_t step = scalar(v["step"], w / "step");
     if (step <= 0) (w / "step").fail("expected a step > 0");
-    for (std::int64_t x = from; x <= to && out.size() < 100000; x += step) out.push_back(x);
+    const auto span = static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);  // to >= from: exact
+    if (span / static_cast<std::uint64_t>(step) >= static_cast<std::uint64_t>(kMaxRangeValues))
+      w.fail("the range expands to more than " + std::to_string(kMaxRangeValues) + " values; expected fewer");
+    for (std::int64_t x = from; x <= to; x = x > to - step ? to + 1 : x + step) out.push_back(x);
   }
   return out;
 }

@@ -20,6 +20,7 @@ Json results_document(const Scenario& scenario, const Json& machine, const std::
   doc["scenario"] = {{"name", scenario.name()}, {"file", scenario.file()}, {"seed", scenario.seed()},
                      {"spec", scenario.doc()}};
   doc["machine"] = machine;
+  doc["points"] = Json::array();
   std::uint64_t events = 0;
   for (const auto& p : points) {
     Json point = Json::object();
@@ -40,34 +41,23 @@ Json results_document(const Scenario& scenario, const Json& machine, const std::
 }
 
 namespace {
-
-void write_atomically(const fs::path& path, const std::string& content) {
-  const fs::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-    out << content;
-    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, path);
-}
-
 std::string csv_cell(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+}  // namespace
 
-// One CSV per series name: the sweep values first, then the series' own columns.
-std::map<std::string, std::string> series_csvs(const std::vector<CompletedPoint>& points) {
+std::map<std::string, std::string> series_csvs(const Json& results) {
   std::map<std::string, std::string> files;
-  for (const auto& p : points) {
-    for (const auto& s : p.result.output.series) {
-      std::string& text = files[s.name];
+  for (const auto& point : results.at("points")) {
+    for (const auto& [name, series] : point.at("series").items()) {
+      std::string& text = files[name + ".csv"];
       if (text.empty()) {
-        for (const auto& [key, _] : p.point.values.items()) text += key + ",";
-        for (std::size_t c = 0; c < s.columns.size(); ++c) text += (c ? "," : "") + s.columns[c];
+        for (const auto& [key, _] : point.at("sweep").items()) text += key + ",";
+        const auto& columns = series.at("columns");
+        for (std::size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + columns[c].get<std::string>();
         text += "\n";
       }
-      for (const auto& row : s.rows) {
-        for (const auto& [_, value] : p.point.values.items()) text += csv_cell(value) + ",";
-        for (std::size_t c = 0; c < row.size(); ++c) text += (c ? "," : "") + format_number(row[c]);
+      for (const auto& row : series.at("rows")) {
+        for (const auto& [_, value] : point.at("sweep").items()) text += csv_cell(value) + ",";
+        for (std::size_t c = 0; c < row.size(); ++c) text += (c ? "," : "") + row[c].dump();
         text += "\n";
       }
     }
@@ -77,14 +67,14 @@ std::map<std::string, std::string> series_csvs(const std::vector<CompletedPoint>
 
 std::string links_csv(const std::vector<CompletedPoint>& points, const Machine& machine) {
   const auto& t = *machine.topology;
-  std::string text = "point,link,kind,from,to,dim,direction,busy_us\n";
-  for (std::size_t p = 0; p < points.size(); ++p) {
-    const auto& busy = points[p].result.link_busy;
+  std::string text(kLinksCsvHeader);
+  for (const auto& p : points) {
+    const auto& busy = p.result.link_busy;
     for (topo::LinkId l = 0; l < t.link_count() && static_cast<std::size_t>(l) < busy.size(); ++l) {
       const auto& link = t.link(l);
       const char* kind = link.kind == topo::LinkKind::network ? "network"
                          : link.kind == topo::LinkKind::injection ? "injection" : "ejection";
-      text += std::to_string(p) + "," + std::to_string(l) + "," + kind + "," + std::to_string(link.from) + "," +
+      text += std::to_string(p.index) + "," + std::to_string(l) + "," + kind + "," + std::to_string(link.from) + "," +
               std::to_string(link.to) + "," + std::to_string(link.dim) + "," + std::to_string(link.direction) + "," +
               format_number(to_microseconds(busy[static_cast<std::size_t>(l)])) + "\n";
     }
@@ -92,15 +82,12 @@ std::string links_csv(const std::vector<CompletedPoint>& points, const Machine& 
   return text;
 }
 
-}  // namespace
-
-void write_outputs(const std::string& dir, const Json& results, const std::vector<CompletedPoint>& points,
+void write_outputs(OutputDir& out, const Json& results, const std::vector<CompletedPoint>& points,
                    const Machine& machine, bool csv, bool link_stats) {
-  fs::create_directories(dir);
   if (csv)
-    for (const auto& [name, text] : series_csvs(points)) write_atomically(fs::path(dir) / (name + ".csv"), text);
-  if (link_stats) write_atomically(fs::path(dir) / "links.csv", links_csv(points, machine));
-  write_atomically(fs::path(dir) / "results.json", results.dump(2) + "\n");
+    for (const auto& [name, text] : series_csvs(results)) out.write(name, text);
+  if (link_stats) out.write("links.csv", links_csv(points, machine));
+  out.write("results.json", results.dump(2) + "\n");
 }
 
 namespace {

@@ -1,16 +1,19 @@
 // results.json, the CSVs and the summary table of a run.
 #pragma once
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "sim/run/output_files.hpp"
 #include "sim/run/scenario.hpp"
 #include "sim/run/simulation.hpp"
 
 namespace torsim {
 
 struct CompletedPoint {
+  std::size_t index = 0;  // in the whole sweep
   SweepPoint point;
   PointResult result;
 };
@@ -19,9 +22,16 @@ struct CompletedPoint {
 Json results_document(const Scenario& scenario, const Json& machine, const std::vector<CompletedPoint>& points,
                       double wall_seconds);
 
-/// Writes results.json and one CSV per series (and links.csv) into `dir`, each file written
-/// to a temporary name and renamed, so a reader never sees a half-written file.
-void write_outputs(const std::string& dir, const Json& results, const std::vector<CompletedPoint>& points,
+/// One CSV per series name (file name -> text) from a results document's points: the sweep
+/// values first, then the series' own columns, a row per series row, points in order.
+std::map<std::string, std::string> series_csvs(const Json& results);
+
+/// links.csv: every link's busy time in each point (rows by point index, in the order given).
+std::string links_csv(const std::vector<CompletedPoint>& points, const Machine& machine);
+inline constexpr std::string_view kLinksCsvHeader = "point,link,kind,from,to,dim,direction,busy_us\n";
+
+/// Stages results.json, one CSV per series (when `csv`) and links.csv (when `link_stats`).
+void write_outputs(OutputDir& out, const Json& results, const std::vector<CompletedPoint>& points,
                    const Machine& machine, bool csv, bool link_stats);
 
 /// A readable table of the metrics and series on `out`.

@@ -24,6 +24,14 @@ void Progress::update(std::size_t index, std::size_t count, const Kernel& kernel
   drawn_ = true;
 }
 
+void Progress::points(std::size_t done, std::size_t count) {
+  if (!enabled_) return;
+  const double wall = std::chrono::duration<double>(Clock::now() - start_).count();
+  std::fprintf(stderr, "\r  points done %zu/%zu  %.0fs   ", done, count, wall);
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
 void Progress::finish() {
   if (!drawn_) return;
   std::fprintf(stderr, "\r%100s\r", "");

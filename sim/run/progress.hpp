@@ -16,6 +16,8 @@ class Progress {
   ~Progress();
   /// Called from the kernel's progress hook while point `index` of `count` runs.
   void update(std::size_t index, std::size_t count, const Kernel& kernel);
+  /// Called as points run in child processes finish: `done` of `count`.
+  void points(std::size_t done, std::size_t count);
   /// Erases the line if one was drawn.
   void finish();
 

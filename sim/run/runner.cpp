@@ -3,7 +3,28 @@
 #include <chrono>
 #include <iostream>
 
+#include "sim/run/child_process.hpp"
+
 namespace torsim {
+
+Shard parse_shard(const std::string& text) {
+  const Where where("command line", "--shard " + text);
+  const auto slash = text.find('/');
+  Shard shard;
+  try {
+    std::size_t used_index = 0, used_count = 0;
+    if (slash == std::string::npos || slash == 0) throw std::invalid_argument("no K/");
+    shard.index = std::stoul(text.substr(0, slash), &used_index);
+    shard.count = std::stoul(text.substr(slash + 1), &used_count);
+    if (used_index != slash || used_count != text.size() - slash - 1 || text[0] == '-' || text[slash + 1] == '-')
+      throw std::invalid_argument("trailing text");
+  } catch (const std::exception&) {
+    where.fail("expected K/N with 0 <= K < N, e.g. --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT");
+  }
+  if (shard.count == 0 || shard.index >= shard.count)
+    where.fail("expected K/N with 0 <= K < N (shards are numbered from 0), got " + text);
+  return shard;
+}
 
 namespace {
 
@@ -15,31 +36,108 @@ std::unique_ptr<Simulation> build_point(const Scenario& scenario, const SweepPoi
   }
 }
 
+void check_trace(const Scenario& scenario, const TraceSettings& trace, const Simulation& sim) {
+  try {
+    trace.check(sim.job());
+  } catch (const InputError& e) {
+    scenario.reraise(e);
+  }
+}
+
+std::string point_label(const Scenario& scenario, std::size_t index, const SweepPoint& point) {
+  std::string label = scenario.name() + ", point " + std::to_string(index);
+  const char* separator = ": ";
+  for (const auto& [key, value] : point.values.items()) {
+    label += separator + key + "=" + value.dump();
+    separator = ", ";
+  }
+  return label;
+}
+
+struct Plan {
+  const Scenario& scenario;
+  const RunOptions& options;
+  std::vector<SweepPoint> points;
+  std::vector<std::size_t> selected;  // indices of the points this run runs
+  TraceFragments* fragments = nullptr;
+
+  bool traced(std::size_t index) const { return options.trace && options.trace->traces_point(index); }
+
+  // Builds and runs point `index` in this process.
+  PointResult run_point(std::size_t index, std::unique_ptr<Simulation> sim, std::size_t position) const {
+    if (!sim) sim = build_point(scenario, points[index]);
+    if (traced(index))
+      sim->trace(*options.trace, index, point_label(scenario, index, points[index]), fragments->path(index));
+    std::function<void(const Kernel&)> hook;
+    if (options.progress)
+      hook = [&](const Kernel& k) { options.progress(position, selected.size(), k); };
+    return sim->run(hook);
+  }
+};
+
+// Builds every point once: bad input fails here. Returns the first point's simulation when it
+// is the only one, to run it without building it again.
+std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
+  std::unique_ptr<Simulation> only;
+  if (plan.options.trace) plan.options.trace->check_points(plan.points.size());
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    auto sim = build_point(plan.scenario, plan.points[i]);
+    if (i == 0) run.machine = machine_summary(sim->machine());
+    if (plan.traced(i) && plan.options.shard.contains(i)) check_trace(plan.scenario, *plan.options.trace, *sim);
+    if (plan.points.size() == 1) only = std::move(sim);
+  }
+  return only;
+}
+
+std::vector<PointResult> run_in_parallel(const Plan& plan) {
+  std::vector<PointResult> results(plan.selected.size());
+  std::size_t done = 0;
+  run_in_children(
+      plan.selected.size(), plan.options.jobs,
+      [&](std::size_t k) { return point_result_json(plan.run_point(plan.selected[k], nullptr, k)); },
+      [&](std::size_t k, Json json) {
+        results[k] = point_result_from_json(json);
+        if (plan.options.points_done) plan.options.points_done(++done, plan.selected.size());
+      },
+      "a sweep point");
+  return results;
+}
+
 }  // namespace
 
-ScenarioRun run_scenario(const Scenario& scenario,
-                         const std::function<void(std::size_t, std::size_t, const Kernel&)>& progress) {
-  const auto points = scenario.points();
-  if (points.size() > 1)
-    for (const auto& p : points) build_point(scenario, p);
-  const auto start = std::chrono::steady_clock::now();
+ScenarioRun run_scenario(const Scenario& scenario, const RunOptions& options) {
   ScenarioRun run;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    auto sim = build_point(scenario, points[i]);
-    if (i == 0) {
-      run.machine = machine_summary(sim->machine());
-      run.first = std::make_unique<Machine>(parse_machine(points[0].doc.at("machine"), Where(scenario.file()) / "machine"));
-    }
-    std::function<void(const Kernel&)> hook;
-    if (progress) hook = [&](const Kernel& k) { progress(i, points.size(), k); };
-    auto result = sim->run(hook);
-    if (result.blocked_processes)
-      std::cerr << "warning: " << scenario.name() << ": " << result.blocked_processes
-                << " processes were still blocked when the simulation ran out of events "
-                << "(a receive that no message matched?)\n";
-    run.points.push_back({points[i], std::move(result)});
+  Plan plan{scenario, options, scenario.points(), {}, nullptr};
+  run.total_points = plan.points.size();
+  for (std::size_t i = 0; i < plan.points.size(); ++i)
+    if (options.shard.contains(i)) plan.selected.push_back(i);
+  auto only = check_points(plan, run);
+  run.first = std::make_unique<Machine>(
+      parse_machine(plan.points[0].doc.at("machine"), Where(scenario.file()) / "machine"));
+  if (options.trace) {
+    run.trace = std::make_unique<TraceFragments>();
+    plan.fragments = run.trace.get();
+    for (const auto i : plan.selected)
+      if (plan.traced(i)) run.trace->add(i);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<PointResult> results;
+  if (options.jobs > 1 && plan.selected.size() > 1) {
+    results = run_in_parallel(plan);
+  } else {
+    for (std::size_t k = 0; k < plan.selected.size(); ++k)
+      results.push_back(plan.run_point(plan.selected[k], std::move(only), k));
   }
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::size_t k = 0; k < plan.selected.size(); ++k) {
+    const std::size_t i = plan.selected[k];
+    if (results[k].blocked_processes)
+      std::cerr << "warning: " << scenario.name() << ": point " << i << ": " << results[k].blocked_processes
+                << " processes were still blocked when the simulation ran out of events "
+                << "(a receive that no message matched?)\n";
+    if (run.trace && !results[k].trace.is_null()) run.trace->summaries.emplace_back(i, results[k].trace);
+    run.points.push_back({i, plan.points[i], std::move(results[k])});
+  }
   return run;
 }
 

@@ -1,23 +1,48 @@
-// Runs every sweep point of a scenario: used by `torsim run` and `torsim validate`.
+// Runs the sweep points of a scenario: used by `torsim run` and `torsim validate`. Points may run
+// in parallel child processes (--jobs) and a run may take one shard of them (--shard K/N, for
+// Slurm arrays); either way each point's results are what a serial run computes.
 #pragma once
 
 #include <functional>
 
 #include "sim/run/output.hpp"
+#include "sim/run/trace.hpp"
 
 namespace torsim {
 
-struct ScenarioRun {
-  std::vector<CompletedPoint> points;
-  Json machine;                    // summary of the first point's machine
-  std::unique_ptr<Machine> first;  // the first point's machine (for links.csv)
-  double wall_seconds = 0;
+/// The points a shard runs: K of N takes the points whose index is K modulo N (round robin, so
+/// that sweeps over growing sizes spread their long points over the shards).
+struct Shard {
+  std::size_t index = 0;
+  std::size_t count = 1;
+  bool contains(std::size_t point) const { return point % count == index; }
+  bool whole() const { return count == 1; }
+};
+/// Parses --shard's "K/N" (0 <= K < N); an InputError naming the command line otherwise.
+Shard parse_shard(const std::string& text);
+
+struct RunOptions {
+  std::size_t jobs = 1;  // sweep points run at once, each in a child process when more than one
+  Shard shard;
+  const TraceSettings* trace = nullptr;
+  /// Called now and then while a point runs in this process: (index, count, kernel).
+  std::function<void(std::size_t, std::size_t, const Kernel&)> progress;
+  /// Called as each point run in a child process finishes: (points done, points to run).
+  std::function<void(std::size_t, std::size_t)> points_done;
 };
 
-/// Builds every point first (so bad input anywhere fails before anything runs), then runs
-/// them in order. Input errors are attributed to the file that gave the value.
-/// `progress(index, count, kernel)` is called now and then while a point runs.
-ScenarioRun run_scenario(const Scenario& scenario,
-                         const std::function<void(std::size_t, std::size_t, const Kernel&)>& progress = {});
+struct ScenarioRun {
+  std::vector<CompletedPoint> points;  // the points run (the shard's), in index order
+  std::size_t total_points = 0;        // in the whole sweep
+  Json machine;                        // summary of the first point's machine
+  std::unique_ptr<Machine> first;      // the first point's machine (for links.csv)
+  double wall_seconds = 0;
+  std::unique_ptr<TraceFragments> trace;  // the traced points' fragments, when tracing
+};
+
+/// Builds every point of the sweep first (so that bad input anywhere fails before anything runs,
+/// in every shard alike), then runs the shard's points. Input errors are attributed to the file
+/// that gave the value.
+ScenarioRun run_scenario(const Scenario& scenario, const RunOptions& options = {});
 
 }  // namespace torsim

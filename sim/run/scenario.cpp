@@ -34,18 +34,37 @@ constexpr ParamSpec kOutputSpecs[] = {
      "-"},
     {"csv", ParamKind::boolean, "true", "", "", "", "write one CSV per series", "-"},
     {"link_stats", ParamKind::boolean, "false", "", "", "", "write links.csv with every link's busy time", "-"},
+    {"trace", ParamKind::object, "{}", "", "", "",
+     "write a trace for ui.perfetto.dev: {} for the defaults, or options (see output.trace); absent: no trace",
+     "-"},
 };
 }  // namespace
 
 const ParamTable kScenarioParams{"scenario (top level)", "A scenario file.", kSpecs};
 const ParamTable kOutputParams{"output", "What a run writes.", kOutputSpecs};
 
+namespace {
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at ...: " prefix.
+std::string json_error_text(const Json::exception& e) {
+  std::string what = e.what();
+  if (auto colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
+  if (auto bracket = what.find("] "); what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos)
+    what = what.substr(bracket + 2);
+  return what;
+}
+}  // namespace
+
 Json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "cannot read the file: it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot read the file (does it exist?)");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return parse_json_text(buffer.str(), path);
+}
+
+Json parse_json_text(const std::string& text, const std::string& file) {
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
@@ -53,10 +72,10 @@ Json read_json_file(const std::string& path) {
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
     const auto last_newline = text.rfind('\n', offset == 0 ? 0 : offset - 1);
     const auto column = offset - (last_newline == std::string::npos ? 0 : last_newline + 1) + 1;
-    std::string what = e.what();
-    if (auto colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
-    throw InputError(path, "", "malformed JSON at line " + std::to_string(line) + ", column " +
-                                   std::to_string(column) + ": " + what);
+    throw InputError(file, "", "malformed JSON at line " + std::to_string(line) + ", column " +
+                                   std::to_string(column) + ": " + json_error_text(e));
+  } catch (const Json::exception& e) {  // a number too large for a double, say
+    throw InputError(file, "", "malformed JSON: " + json_error_text(e));
   }
 }
 
@@ -173,9 +192,16 @@ std::vector<SweepPoint> Scenario::points() const {
   const Json sweep = doc_.value("sweep", Json::object());
   const Where where = Where(file_) / "sweep";
   if (!sweep.is_object()) where.fail("expected an object of dotted path -> list of values");
-  std::vector<SweepPoint> points{{Json::object(), doc_}};
+  std::size_t count = 1;
   for (const auto& [path, values] : sweep.items()) {
     if (!values.is_array() || values.empty()) (where / path).fail("expected a non-empty list of values");
+    count *= values.size();
+    if (count > kMaxSweepPoints)
+      where.fail("the sweep expands to more than " + std::to_string(kMaxSweepPoints) +
+                 " points; expected fewer (split it into several scenarios)");
+  }
+  std::vector<SweepPoint> points{{Json::object(), doc_}};
+  for (const auto& [path, values] : sweep.items()) {
     std::vector<SweepPoint> next;
     for (const auto& point : points) {
       for (std::size_t i = 0; i < values.size(); ++i) {

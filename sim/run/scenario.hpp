@@ -13,6 +13,9 @@ extern const ParamTable kOutputParams;
 
 /// Reads and parses a JSON file; malformed JSON is an InputError with line and column.
 Json read_json_file(const std::string& path);
+/// Parses JSON text read from `file`; malformed JSON (or a number out of a double's range) is
+/// an InputError naming the file, with line and column where the parser gives them.
+Json parse_json_text(const std::string& text, const std::string& file);
 
 /// Directory holding the machine presets (<data>/scenarios/machines): $TORSIM_DATA, else the
 /// source tree the binary was built from.
@@ -21,6 +24,9 @@ std::string presets_directory();
 std::vector<std::string> preset_names();
 /// Path of the preset file for `name`; throws an InputError at `where` listing the valid names.
 std::string preset_path(const std::string& name, const Where& where);
+
+/// More sweep points than this is an input error (each point is built before any runs).
+inline constexpr std::size_t kMaxSweepPoints = 100000;
 
 /// A machine preset with what it derives from: a preset may name a base preset
 /// ("preset": "bgq-midplane") and override parts of it, as a scenario does.

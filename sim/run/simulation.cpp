@@ -40,20 +40,25 @@ PointResult Simulation::run_here(const std::function<void(const Kernel&)>& progr
                 {"network_model", network_->name()},
                 {"messaging_layer", layer_->name()}};
   result.link_busy = network_->link_busy();
+  if (trace_) result.trace = trace_->finish(kernel_->now());
   return result;
 }
 
-namespace {
+void Simulation::trace(const TraceSettings& settings, std::size_t point, const std::string& label,
+                       const std::string& fragment_path) {
+  trace_ = std::make_unique<TraceRecorder>(settings, point, label, fragment_path, *job_);
+  trace_->attach(*layer_, *network_);
+}
 
-Json to_json(const PointResult& r) {
+Json point_result_json(const PointResult& r) {
   Json series = Json::array();
   for (const auto& s : r.output.series) series.push_back({{"name", s.name}, {"columns", s.columns}, {"rows", s.rows}});
   return {{"metrics", r.output.metrics}, {"series", series},        {"counters", r.counters},
           {"job", r.job},                {"simulated_time", r.simulated_time}, {"events", r.events},
-          {"blocked_processes", r.blocked_processes}, {"link_busy", r.link_busy}};
+          {"blocked_processes", r.blocked_processes}, {"link_busy", r.link_busy}, {"trace", r.trace}};
 }
 
-PointResult from_json(const Json& j) {
+PointResult point_result_from_json(const Json& j) {
   PointResult r;
   r.output.metrics = j.at("metrics");
   for (const auto& s : j.at("series"))
@@ -65,18 +70,17 @@ PointResult from_json(const Json& j) {
   r.events = j.at("events").get<std::uint64_t>();
   r.blocked_processes = j.at("blocked_processes").get<std::size_t>();
   r.link_busy = j.at("link_busy").get<std::vector<Time>>();
+  r.trace = j.at("trace");
   return r;
 }
-
-}  // namespace
 
 // A backend that allows one simulation per process (SimGrid) runs each point in a forked
 // child, which sends the result back as JSON (doubles round-trip exactly) and exits without
 // unwinding. The parent never touches the backend's library, so sweeps and tests that run
 // several points in one process work.
 PointResult Simulation::run_in_child(const std::function<void(const Kernel&)>& progress) {
-  return from_json(run_in_child_process([&] { return to_json(run_here(progress)); },
-                                        "the " + std::string(network_->name()) + " backend"));
+  return point_result_from_json(run_in_child_process([&] { return point_result_json(run_here(progress)); },
+                                                     "the " + std::string(network_->name()) + " backend"));
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include "models/apps/workload.hpp"
 #include "models/messaging/messaging.hpp"
 #include "sim/config/results.hpp"
+#include "sim/run/trace.hpp"
 
 namespace torsim {
 
@@ -19,7 +20,12 @@ struct PointResult {
   std::uint64_t events = 0;
   std::size_t blocked_processes = 0;  // processes still waiting when no event was left
   std::vector<Time> link_busy;        // per link, for links.csv
+  Json trace;                         // the trace fragment's summary, when the point was traced
 };
+
+/// A point's result as JSON and back, exactly (for results computed in child processes).
+Json point_result_json(const PointResult& result);
+PointResult point_result_from_json(const Json& json);
 
 class Simulation {
  public:
@@ -35,6 +41,10 @@ class Simulation {
   const Machine& machine() const { return machine_; }
   Kernel& kernel() { return *kernel_; }
   rt::MessagingLayer* layer() { return layer_.get(); }
+  const rt::Job& job() const { return *job_; }
+  /// Records the run into a trace fragment (call before run()).
+  void trace(const TraceSettings& settings, std::size_t point, const std::string& label,
+             const std::string& fragment_path);
 
  private:
   Json counters_json() const;
@@ -47,6 +57,7 @@ class Simulation {
   std::unique_ptr<rt::Job> job_;
   std::unique_ptr<rt::MessagingLayer> layer_;
   std::unique_ptr<apps::Workload> workload_;
+  std::unique_ptr<TraceRecorder> trace_;
 };
 
 /// Machine summary for results.json and `torsim describe`.

@@ -1,0 +1,108 @@
+"""Loading what torsim writes: results.json, the series CSVs, links.csv and validation.json."""
+import json
+import os
+
+import pandas as pd
+
+
+def _flatten(prefix, value, out):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _flatten(f"{prefix}.{key}" if prefix else key, inner, out)
+    else:
+        out[prefix] = value
+    return out
+
+
+class Results:
+    """A run's outputs. `doc` is results.json as a dict; the properties are DataFrames."""
+
+    def __init__(self, directory):
+        self.directory = os.fspath(directory)
+        with open(os.path.join(self.directory, "results.json")) as f:
+            self.doc = json.load(f)
+
+    @property
+    def points(self):
+        return self.doc["points"]
+
+    def _sweep(self):
+        return pd.DataFrame([p["sweep"] for p in self.points], index=pd.RangeIndex(len(self.points), name="point"))
+
+    @property
+    def metrics(self):
+        """One row per sweep point: the sweep values, then every metric."""
+        metrics = pd.DataFrame([p["metrics"] for p in self.points], index=self._sweep().index)
+        return pd.concat([self._sweep(), metrics], axis=1)
+
+    @property
+    def counters(self):
+        """One row per sweep point: the sweep values, then every counter (nested names dotted)."""
+        counters = pd.DataFrame([_flatten("", p["counters"], {}) for p in self.points], index=self._sweep().index)
+        return pd.concat([self._sweep(), counters, pd.Series([p["simulated_time_us"] for p in self.points],
+                                                             index=counters.index, name="simulated_time_us")], axis=1)
+
+    def series_names(self):
+        return sorted({name for p in self.points for name in p["series"]})
+
+    def series(self, name):
+        """The series `name` of every point: its CSV when the run wrote one, else results.json."""
+        path = os.path.join(self.directory, f"{name}.csv")
+        if os.path.exists(path):
+            return pd.read_csv(path)
+        frames = []
+        for p in self.points:
+            if name in p["series"]:
+                s = p["series"][name]
+                frame = pd.DataFrame(s["rows"], columns=s["columns"])
+                for key, value in reversed(list(p["sweep"].items())):
+                    frame.insert(0, key, value)
+                frames.append(frame)
+        if not frames:
+            raise KeyError(f"no series '{name}' in {self.directory} (series: {', '.join(self.series_names())})")
+        return pd.concat(frames, ignore_index=True)
+
+    @property
+    def links(self):
+        """links.csv (output.link_stats): every link's busy time in each point."""
+        return pd.read_csv(os.path.join(self.directory, "links.csv"))
+
+
+def load(directory):
+    """The Results of a run's output directory (or of its results.json)."""
+    directory = os.fspath(directory)
+    if os.path.basename(directory) == "results.json":
+        directory = os.path.dirname(directory) or "."
+    return Results(directory)
+
+
+class Validation:
+    """validation.json, as `torsim validate` writes it: `claims` is its list of claims (dicts)."""
+
+    def __init__(self, path):
+        with open(path) as f:
+            self.doc = json.load(f)
+        self.claims = self.doc["claims"]
+
+    def claim(self, claim_id):
+        for claim in self.claims:
+            if claim["id"] == claim_id:
+                return claim
+        raise KeyError(f"no claim {claim_id}")
+
+    def curves(self, claim_id):
+        """The simulated curves of a claim, long form: columns curve, x, y."""
+        rows = [(name, x, y) for name, curve in sorted(self.claim(claim_id)["curves"].items())
+                for x, y in zip(curve["x"], curve["y"])]
+        return pd.DataFrame(rows, columns=["curve", "x", "y"])
+
+    @property
+    def summary(self):
+        """One row per claim: id, status and quantity."""
+        return pd.DataFrame([{"id": c["id"], "status": c["status"], "quantity": c.get("quantity", "")}
+                             for c in self.claims])
+
+
+def read_validation(path):
+    """A validation.json (torsim validate --report DIR writes DIR/validation.json)."""
+    return Validation(path)

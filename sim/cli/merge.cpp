@@ -1,0 +1,172 @@
+#include "sim/cli/merge.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "sim/run/output.hpp"
+#include "sim/run/runner.hpp"
+
+namespace torsim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ShardOutput {
+  std::string dir;
+  std::string file;  // dir/results.json
+  Json results;
+};
+
+ShardOutput read_shard(const std::string& dir) {
+  ShardOutput s{dir, (fs::path(dir) / "results.json").string(), {}};
+  s.results = parse_json_text(read_text_file(s.file, Where(s.file)), s.file);
+  const Where where = Where(s.file) / "shard";
+  const Json& shard = s.results.is_object() ? s.results.value("shard", Json()) : Json();
+  if (!shard.is_object() || !shard.contains("index") || !shard.contains("count") || !shard.contains("points") ||
+      !shard.contains("total_points") || !s.results.contains("points") ||
+      shard["points"].size() != s.results["points"].size())
+    where.fail("expected the results of one shard of a run (torsim run --shard K/N)");
+  return s;
+}
+
+// Every shard must come from the same run: same scenario, version, machine and shard count.
+void check_same_run(const ShardOutput& first, const ShardOutput& other) {
+  if (first.results["shard"]["total_points"] != other.results["shard"]["total_points"])
+    (Where(other.file) / "shard" / "total_points").fail("expected the sweep of " + first.file + " (shards of one run)");
+  for (const char* key : {"scenario", "torsim_version", "machine"})
+    if (first.results[key] != other.results[key])
+      (Where(other.file) / key)
+          .fail("expected the same " + std::string(key) + " as " + first.file + " (shards of one run)");
+  if (first.results["shard"]["count"] != other.results["shard"]["count"])
+    (Where(other.file) / "shard" / "count")
+        .fail("expected " + first.results["shard"]["count"].dump() + " shards, as in " + first.file);
+}
+
+// The points of every shard, by their index in the sweep; each shard given once, none missing.
+std::vector<Json> merged_points(const std::vector<ShardOutput>& shards) {
+  const std::size_t count = shards[0].results["shard"]["count"].get<std::size_t>();
+  const std::size_t total = shards[0].results["shard"]["total_points"].get<std::size_t>();
+  std::map<std::size_t, const ShardOutput*> by_index;
+  std::vector<Json> points(total);
+  for (const auto& s : shards) {
+    check_same_run(shards[0], s);
+    const std::size_t index = s.results["shard"]["index"].get<std::size_t>();
+    if (const auto [it, fresh] = by_index.emplace(index, &s); !fresh)
+      (Where(s.file) / "shard" / "index").fail("shard " + std::to_string(index) + " is given twice (also " + it->second->file + ")");
+    const Json& indices = s.results["shard"]["points"];
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      const std::size_t i = indices[k].get<std::size_t>();
+      if (i >= total || !points[i].is_null())
+        (Where(s.file) / "shard" / "points" / k).fail("expected a point index of the sweep not in another shard");
+      points[i] = s.results["points"][k];
+    }
+  }
+  std::string missing;
+  for (std::size_t k = 0; k < count; ++k)
+    if (!by_index.count(k)) missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+  if (!missing.empty())
+    Where("command line", "merge").fail("expected every shard of " + std::to_string(count) + "; missing shard(s) " + missing);
+  for (std::size_t i = 0; i < total; ++i)
+    if (points[i].is_null())
+      Where("command line", "merge").fail("expected every point of the sweep; no shard has point " + std::to_string(i));
+  return points;
+}
+
+Json merged_results(const std::vector<ShardOutput>& shards) {
+  Json results = shards[0].results;
+  results.erase("shard");
+  results["points"] = merged_points(shards);
+  double wall = 0, events = 0;
+  for (const auto& s : shards) wall += s.results["wall"].value("wall_time_s", 0.0);
+  for (const auto& p : results["points"]) events += p["counters"].value("events", 0.0);
+  results["wall"] = {{"wall_time_s", wall}, {"events_per_second", wall > 0 ? events / wall : 0.0}};
+  return results;
+}
+
+// links.csv: every shard's rows, by point index (rows of one point stay in their order).
+std::string merged_links(const std::vector<ShardOutput>& shards) {
+  std::map<std::size_t, std::string> rows;
+  for (const auto& s : shards) {
+    const std::string file = (fs::path(s.dir) / "links.csv").string();
+    const std::string text = read_text_file(file, Where(file));
+    if (text.rfind(kLinksCsvHeader, 0) != 0) Where(file).fail("expected links.csv written by torsim run");
+    for (std::size_t at = kLinksCsvHeader.size(); at < text.size();) {
+      const std::size_t end = text.find('\n', at);
+      const std::string line = text.substr(at, end - at + 1);
+      rows[std::stoul(line)] += line;
+      at = end == std::string::npos ? text.size() : end + 1;
+    }
+  }
+  std::string out(kLinksCsvHeader);
+  for (const auto& [_, text] : rows) out += text;
+  return out;
+}
+
+void write_merged_trace(OutputDir& out, const std::vector<ShardOutput>& shards, const std::string& name,
+                        Bytes max_size, std::vector<std::string>& warnings) {
+  std::map<std::size_t, std::string> fragments;
+  for (const auto& s : shards) {
+    const std::string file = (fs::path(s.dir) / name).string();
+    for (auto& [point, text] : trace_fragments(read_text_file(file, Where(file)), Where(file)))
+      fragments[point] = std::move(text);
+  }
+  std::vector<std::size_t> points;
+  for (const auto& [point, _] : fragments) points.push_back(point);
+  auto writer = out.open(name);
+  write_trace(*writer, points, [&](std::size_t point) { return fragments.at(point); }, max_size, warnings);
+  writer->close();
+}
+
+struct MergeOptions {
+  std::vector<std::string> dirs;
+  std::string out;
+  bool quiet = false;
+};
+
+MergeOptions parse_merge_options(const std::vector<std::string>& args) {
+  MergeOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--out" && i + 1 < args.size()) o.out = args[++i];
+    else if (args[i] == "--quiet") o.quiet = true;
+    else if (args[i].rfind("--", 0) == 0) throw UsageError("merge: unknown option or missing value: " + args[i]);
+    else o.dirs.push_back(args[i]);
+  }
+  if (o.dirs.empty()) throw UsageError("merge takes the output directories of the shards");
+  return o;
+}
+
+}  // namespace
+
+int command_merge(const std::vector<std::string>& args) {
+  const MergeOptions o = parse_merge_options(args);
+  std::vector<ShardOutput> shards;
+  for (const auto& dir : o.dirs) shards.push_back(read_shard(dir));
+  const Json results = merged_results(shards);
+  const Json& spec = results["scenario"]["spec"];
+  const Where spec_where = Where(shards[0].file) / "scenario" / "spec" / "output";
+  const Json output_spec = spec.value("output", Json::object());
+  const ParamReader output(output_spec, spec_where, kOutputParams);
+  const std::string default_dir = output.text("dir").empty()
+                                      ? "results/" + results["scenario"]["name"].get<std::string>()
+                                      : output.text("dir");
+  OutputDir out(o.out.empty() ? default_dir : o.out,
+                o.out.empty() ? spec_where / "dir" : Where("command line", "--out " + o.out));
+  if (output.boolean("csv"))
+    for (const auto& [name, text] : series_csvs(results)) out.write(name, text);
+  if (output.boolean("link_stats")) out.write("links.csv", merged_links(shards));
+  std::vector<std::string> warnings;
+  const auto trace = trace_settings(output_spec, spec_where, "");
+  if (trace && fs::exists(fs::path(shards[0].dir) / trace->file))
+    write_merged_trace(out, shards, trace->file, trace->max_size, warnings);
+  out.write("results.json", results.dump(2) + "\n");
+  out.publish();
+  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+  if (!o.quiet)
+    std::cout << "merged " << shards.size() << " shards (" << results["points"].size() << " points) into "
+              << out.dir() << "/results.json\n";
+  return 0;
+}
+
+}  // namespace torsim

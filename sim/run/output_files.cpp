@@ -1,0 +1,241 @@
+#include "sim/run/output_files.hpp"
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace torsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string system_reason(int error) { return std::strerror(error); }
+
+}  // namespace
+
+std::string read_text_file(const std::string& path, const Where& where) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) where.fail("cannot read " + path + ": " + system_reason(errno));
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const auto n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      where.fail("cannot read " + path + ": " + system_reason(error));
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+FileWriter::FileWriter(std::string path, Where where) : path_(std::move(path)), where_(std::move(where)) {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail("cannot create");
+}
+
+FileWriter::~FileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void FileWriter::write(std::string_view text) {
+  buffer_.append(text);
+  bytes_ += text.size();
+  if (buffer_.size() >= (1 << 20)) flush();
+}
+
+void FileWriter::flush() {
+  for (std::size_t done = 0; done < buffer_.size();) {
+    const auto n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("cannot write");
+    done += static_cast<std::size_t>(n);
+  }
+  buffer_.clear();
+}
+
+void FileWriter::close() {
+  if (fd_ < 0) return;
+  flush();
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("cannot write");
+}
+
+void FileWriter::fail(const std::string& what) const {
+  where_.fail(what + " " + path_ + ": " + system_reason(errno));
+}
+
+// --- removal on signals: a fixed table the handler reads without allocating -------------------
+
+namespace {
+
+constexpr int kSlots = 128;
+std::array<std::array<char, 4096>, kSlots> g_paths;
+std::array<std::atomic<bool>, kSlots> g_used{};
+
+extern "C" void remove_and_reraise(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_used[static_cast<std::size_t>(i)].load()) ::unlink(g_paths[static_cast<std::size_t>(i)].data());
+  for (int pass = 0; pass < 3; ++pass)  // directories once their files are gone, innermost first
+    for (int i = kSlots - 1; i >= 0; --i)
+      if (g_used[static_cast<std::size_t>(i)].load()) ::rmdir(g_paths[static_cast<std::size_t>(i)].data());
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_handlers() {
+  static const bool installed = [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_and_reraise);
+    return true;
+  }();
+  (void)installed;
+}
+
+}  // namespace
+
+RemoveOnSignal::RemoveOnSignal(const std::string& path) : slot_(-1) {
+  install_handlers();
+  if (path.size() >= g_paths[0].size()) return;
+  for (int i = 0; i < kSlots; ++i) {
+    auto& used = g_used[static_cast<std::size_t>(i)];
+    if (used.load()) continue;
+    std::memcpy(g_paths[static_cast<std::size_t>(i)].data(), path.c_str(), path.size() + 1);
+    used.store(true);
+    slot_ = i;
+    return;
+  }
+}
+
+RemoveOnSignal::~RemoveOnSignal() {
+  if (slot_ >= 0) g_used[static_cast<std::size_t>(slot_)].store(false);
+}
+
+// --- the output directory ---------------------------------------------------------------------
+
+namespace {
+
+std::string staging_name(const fs::path& dir) {
+  fs::path normal = dir.lexically_normal();
+  if (normal.filename().empty()) normal = normal.parent_path();
+  const fs::path parent = normal.parent_path().empty() ? fs::path(".") : normal.parent_path();
+  return (parent / ("." + normal.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
+}
+
+}  // namespace
+
+OutputDir::OutputDir(std::string dir, Where where)
+    : dir_(std::move(dir)), where_(std::move(where)), staging_(staging_name(dir_)) {}
+
+OutputDir::~OutputDir() { discard(); }
+
+// Creates the missing parents (remembering them, to remove them again on failure) and the
+// staging directory.
+void OutputDir::stage() {
+  if (!guards_.empty()) return;
+  std::error_code ec;
+  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec)) where_.fail("cannot write into " + dir_ + ": it is a file");
+  std::vector<fs::path> missing;
+  for (fs::path p = fs::path(staging_).parent_path(); !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p, ec)) {
+      if (!fs::is_directory(p, ec)) where_.fail("cannot create " + dir_ + ": " + p.string() + " is not a directory");
+      break;
+    }
+    missing.insert(missing.begin(), p);
+  }
+  for (const auto& p : missing) {
+    if (!fs::create_directory(p, ec) && ec) where_.fail("cannot create " + p.string() + ": " + ec.message());
+    created_parents_.push_back(p.string());
+    guards_.push_back(std::make_unique<RemoveOnSignal>(p.string()));
+  }
+  if (!fs::create_directory(staging_, ec) || ec)
+    where_.fail("cannot create a directory beside " + dir_ + " (" + staging_ + "): " +
+                (ec ? ec.message() : "it exists"));
+  guards_.push_back(std::make_unique<RemoveOnSignal>(staging_));
+  if (fs::exists(dir_, ec) && ::access(dir_.c_str(), W_OK) != 0)
+    where_.fail("cannot write into " + dir_ + ": " + system_reason(errno));
+}
+
+void OutputDir::check_writable() {
+  stage();
+  discard();
+}
+
+void OutputDir::write(const std::string& name, std::string_view content) {
+  auto writer = open(name);
+  writer->write(content);
+  writer->close();
+}
+
+std::unique_ptr<FileWriter> OutputDir::open(const std::string& name) {
+  stage();
+  const std::string path = (fs::path(staging_) / name).string();
+  guards_.push_back(std::make_unique<RemoveOnSignal>(path));
+  staged_.push_back(name);
+  return std::make_unique<FileWriter>(path, where_);
+}
+
+void OutputDir::publish() {
+  stage();
+  std::error_code ec;
+  if (!fs::exists(dir_, ec)) {
+    fs::rename(staging_, dir_, ec);
+  } else {
+    for (const auto& name : staged_) {
+      fs::rename(fs::path(staging_) / name, fs::path(dir_) / name, ec);
+      if (ec) break;
+    }
+    if (!ec) fs::remove(staging_, ec);
+  }
+  if (ec) where_.fail("cannot move the results into " + dir_ + ": " + ec.message());
+  guards_.clear();
+  created_parents_.clear();
+  staged_.clear();
+}
+
+void OutputDir::discard() noexcept {
+  if (guards_.empty()) return;
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+  for (auto p = created_parents_.rbegin(); p != created_parents_.rend(); ++p) fs::remove(*p, ec);
+  created_parents_.clear();
+  staged_.clear();
+  guards_.clear();
+}
+
+// --- a single file ------------------------------------------------------------------------------
+
+AtomicFile::AtomicFile(std::string path, Where where)
+    : path_(std::move(path)), temporary_(path_ + ".partial-" + std::to_string(::getpid())), where_(std::move(where)) {
+  guard_ = std::make_unique<RemoveOnSignal>(temporary_);
+  writer_ = std::make_unique<FileWriter>(temporary_, where_);
+}
+
+AtomicFile::~AtomicFile() {
+  if (published_) return;
+  writer_.reset();
+  std::error_code ec;
+  fs::remove(temporary_, ec);
+}
+
+void AtomicFile::publish() {
+  writer_->close();
+  std::error_code ec;
+  fs::rename(temporary_, path_, ec);
+  if (ec) where_.fail("cannot write " + path_ + ": " + ec.message());
+  published_ = true;
+  guard_.reset();
+}
+
+}  // namespace torsim

@@ -1,0 +1,116 @@
+// Writing a run's files so that nobody ever sees a partial result. Every file of a run is
+// written into a staging directory beside the output directory and moved in only once all of
+// them were written; a failure (disk full, no permission, a file where a directory should be)
+// removes the staging directory and any parent it created, and is an InputError naming what gave
+// the directory. A process ended by SIGINT, SIGTERM or SIGHUP removes what it had staged; one
+// killed outright leaves at most a hidden ".NAME.partial-PID" directory, never a partial NAME.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/params.hpp"
+
+namespace torsim {
+
+/// The whole content of a file; an InputError at `where` naming the file and the reason if it
+/// cannot be read.
+std::string read_text_file(const std::string& path, const Where& where);
+
+/// A file written through a file descriptor, so that every failure has its errno (an ofstream's
+/// has none). Errors are InputErrors at `where`, naming the file and the system's reason.
+class FileWriter {
+ public:
+  FileWriter(std::string path, Where where);
+  ~FileWriter();
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  void write(std::string_view text);
+  /// Flushes and closes (once); a write error (ENOSPC, EFBIG) may only show here.
+  void close();
+  std::uint64_t bytes() const { return bytes_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  void flush();
+  [[noreturn]] void fail(const std::string& what) const;
+
+  std::string path_;
+  Where where_;
+  int fd_ = -1;
+  std::string buffer_;
+  std::uint64_t bytes_ = 0;
+};
+
+/// Paths removed if the process is ended by SIGINT, SIGTERM or SIGHUP before they are released
+/// (files unlinked, directories removed once empty, the latest registered first).
+class RemoveOnSignal {
+ public:
+  explicit RemoveOnSignal(const std::string& path);
+  ~RemoveOnSignal();
+  RemoveOnSignal(const RemoveOnSignal&) = delete;
+  RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;
+
+ private:
+  int slot_;
+};
+
+/// The output directory of a run, written all at once.
+class OutputDir {
+ public:
+  /// `where` names what gave the directory: the scenario's /output/dir, or --out.
+  OutputDir(std::string dir, Where where);
+  ~OutputDir();
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+
+  /// Creates and removes the staging directory: an unwritable location fails before the run.
+  void check_writable();
+  /// Writes `name` (a path relative to the directory) into the staging directory.
+  void write(const std::string& name, std::string_view content);
+  /// Opens `name` in the staging directory for a writer that streams it (the caller closes it).
+  std::unique_ptr<FileWriter> open(const std::string& name);
+  /// Moves every staged file into the directory (creating it, or replacing files of the same
+  /// names in it).
+  void publish();
+
+  const std::string& dir() const { return dir_; }
+  const Where& where() const { return where_; }
+
+ private:
+  void stage();
+  void discard() noexcept;
+
+  std::string dir_;
+  Where where_;
+  std::string staging_;
+  std::vector<std::string> created_parents_;  // outermost first
+  std::vector<std::string> staged_;           // relative names
+  std::vector<std::unique_ptr<RemoveOnSignal>> guards_;
+};
+
+/// A single file written under a temporary name beside it and renamed by publish() (for
+/// --trace FILE, outside the output directory). Removed if never published.
+class AtomicFile {
+ public:
+  AtomicFile(std::string path, Where where);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  FileWriter& writer() { return *writer_; }
+  /// Closes the writer and renames the file into place.
+  void publish();
+
+ private:
+  std::string path_, temporary_;
+  Where where_;
+  std::unique_ptr<FileWriter> writer_;
+  std::unique_ptr<RemoveOnSignal> guard_;
+  bool published_ = false;
+};
+
+}  // namespace torsim

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""The bad-input catalogue: every class of bad input torsim must stop on, and how.
+
+Each case is a scenario (or command line, or environment) that must end with exit code 2, a
+message `error: FILE: at PATH: ...` naming the file, the JSON path and what was expected, and
+nothing written (no output directory, no stray file anywhere). tests/cli/test_bad_input.py runs
+them all; `python3 tests/cli/bad_input_catalogue.py > docs/bad-input.md` writes the table of
+docs/bad-input.md (a test checks it is current).
+
+Fields of a case: `what` (the class, for the table), `scenario` (a dict, or JSON text as a
+string), `args` (more arguments; "{dir}" is the test's scratch directory, "{out}" the output
+directory, given as --out unless `out` is False), `command` ("run" by default), `file`, `path` and `expect` (what the message must
+say), and `special` (a test method of its own, for what needs more than a command: a full disk,
+a killed run).
+"""
+import copy
+import sys
+
+PINGPONG = {"machine": "hopper", "placement": {"node_list": [0, 2]},
+            "workload": {"name": "pingpong", "sizes": [8, 4096], "iterations": 2}}
+
+
+def scenario(**changes):
+    """PINGPONG with top-level keys replaced, or nested ones given as "a/b": value."""
+    doc = copy.deepcopy(PINGPONG)
+    for key, value in changes.items():
+        at = doc
+        parts = key.split("__")
+        for part in parts[:-1]:
+            at = at.setdefault(part, {})
+        at[parts[-1]] = value
+    return doc
+
+
+def case(what, file="s.json", path="/", expect="", **fields):
+    """A case; the scenario is written to {dir}/s.json and torsim runs in {dir}."""
+    return dict(what=what, file=file, path=path, expect=expect, **fields)
+
+
+CASES = {
+    # --- the file itself
+    "malformed-json": case("malformed JSON", expect="malformed JSON at line 3, column",
+                           scenario='{\n  "machine": "hopper",\n  "workload": {"name": }\n}'),
+    "empty-file": case("an empty file", expect="malformed JSON at line 1, column 1", scenario=""),
+    "number-overflow": case("a number beyond a double's range", expect="malformed JSON: number overflow",
+                            scenario='{"machine": "hopper", "workload": {"name": "pingpong", "iterations": 1e400}}'),
+    "not-an-object": case("a document that is not an object", expect="a scenario is a JSON object", scenario="[1, 2]"),
+    "missing-file": case("a scenario file that does not exist", file="{dir}/missing.json",
+                         expect="cannot read the file", args=["{dir}/missing.json"], scenario=None),
+    "directory-as-file": case("a directory given as the scenario", file="{dir}", expect="it is a directory",
+                              args=["{dir}"], scenario=None),
+    # --- unknown keys, at every level
+    "unknown-top-level-key": case("unknown key at the top level", path="/machien",
+                                  expect="unknown key 'machien' in scenario (top level); did you mean 'machine'?",
+                                  scenario=dict(PINGPONG, machien="hopper")),
+    "unknown-workload-key": case("unknown key in the workload", path="/workload/iteratons",
+                                 expect="did you mean 'iterations'?", scenario=scenario(workload__iteratons=3)),
+    "unknown-machine-key": case("unknown key in a machine preset override", path="/machine/node/corez",
+                                expect="unknown key 'corez' in machine.node",
+                                scenario=scenario(machine={"preset": "hopper", "node": {"corez": 3}})),
+    "unknown-dims-key": case("unknown key in a list element (a torus dimension)", path="/machine/topology/dims/0/sise",
+                             expect="unknown key 'sise'",
+                             scenario=scenario(machine={"preset": "hopper", "topology": {"dims": {"0": {"sise": 4}}}})),
+    "unknown-network-key": case("unknown key in the network model", path="/network/train_byts",
+                                expect="did you mean 'train_bytes'?", scenario=scenario(network={"train_byts": "1KiB"})),
+    "unknown-runtime-key": case("unknown key in the messaging layer", path="/runtime/eager_limt",
+                                expect="did you mean 'eager_limit'?",
+                                scenario=scenario(runtime={"layer": "mpi", "eager_limt": "1KiB"})),
+    "unknown-placement-key": case("unknown key in the placement", path="/placement/node_lst",
+                                  expect="did you mean 'node_list'?", scenario=scenario(placement={"node_lst": [0, 2]})),
+    "unknown-output-key": case("unknown key in the output", path="/output/csvv", expect="did you mean 'csv'?",
+                               scenario=scenario(output={"csvv": False})),
+    "unknown-trace-key": case("unknown key in the trace options", path="/output/trace/rank",
+                              expect="did you mean 'ranks'?", scenario=scenario(output={"trace": {"rank": [0]}})),
+    "unknown-range-key": case("unknown key in a range", path="/workload/sizes/factr",
+                              expect="unknown key 'factr' in a range",
+                              scenario=scenario(workload__sizes={"from": 8, "to": 64, "factr": 2})),
+    # --- wrong types
+    "integer-as-string": case("a string where an integer goes", path="/workload/iterations",
+                              expect="expected an integer, got \"many\"", scenario=scenario(workload__iterations="many")),
+    "boolean-as-string": case("a string where a boolean goes", path="/output/csv", expect="expected true or false",
+                              scenario=scenario(output={"csv": "yes"})),
+    "object-as-number": case("a number where an object goes", path="/placement", expect="expected an object",
+                             scenario=scenario(placement=3)),
+    "list-element-type": case("a wrong type inside a list", path="/workload/sizes/1", expect="expected a size",
+                              scenario=scenario(workload__sizes=[8, True])),
+    "machine-as-number": case("a number where the machine goes", path="/machine",
+                              expect="expected a preset name or a machine object", scenario=scenario(machine=42)),
+    # --- units
+    "unit-does-not-parse": case("a unit that does not parse", path="/workload/sizes/0",
+                                expect="expected a size such as \"4KiB\"", scenario=scenario(workload__sizes=["8 parsecs"])),
+    "unit-of-another-quantity": case("a unit of another quantity (a size for a time)", path="/machine/node/nic_latency",
+                                     expect="expected a time such as \"105ns\"",
+                                     scenario=scenario(machine={"preset": "hopper", "node": {"nic_latency": "4KiB"}})),
+    "unit-does-not-fit": case("a quantity too large for 64 bits", path="/machine/node/nic_latency",
+                              expect="expected a time",
+                              scenario=scenario(machine={"preset": "hopper", "node": {"nic_latency": "1e30s"}})),
+    # --- values
+    "negative-size": case("a negative size", path="/workload/sizes/0", expect="expected a size",
+                          scenario=scenario(workload__sizes=["-8B"])),
+    "zero-iterations": case("zero where at least one is needed", path="/workload/iterations",
+                            expect="out of range: expected a value in [1,", scenario=scenario(workload__iterations=0)),
+    "above-maximum": case("a value above its maximum", path="/workload/sizes/0",
+                          expect="out of range: expected a value in [0B, 1GiB]", scenario=scenario(workload__sizes=["2GiB"])),
+    "zero-rate": case("a zero rate", path="/machine/node/injection_bandwidth", expect="out of range",
+                      scenario=scenario(machine={"preset": "hopper", "node": {"injection_bandwidth": "0GB/s"}})),
+    "range-backwards": case("a range whose end is before its start", path="/workload/sizes",
+                            expect="a range needs 'from' <= 'to'", scenario=scenario(workload__sizes={"from": 64, "to": 8, "factor": 2})),
+    "range-too-long": case("a range of more than 100,000 values", path="/workload/sizes",
+                           expect="the range expands to more than 100000 values",
+                           scenario=scenario(workload__sizes={"from": 1, "to": 1000000000, "step": 1})),
+    # --- machines and placements
+    "unknown-preset": case("an unknown machine preset", path="/machine",
+                           expect="unknown machine preset 'hoper'; did you mean 'hopper'?", scenario=scenario(machine="hoper")),
+    "node-out-of-range": case("a node the machine does not have", path="/placement/node_list/1",
+                              expect="node 999999 does not exist; the machine has 6528 nodes",
+                              scenario=scenario(placement={"node_list": [0, 999999]})),
+    "duplicate-nodes": case("a node listed twice", path="/placement/node_list/1", expect="node listed twice",
+                            scenario=scenario(placement={"node_list": [0, 0]})),
+    "too-many-nodes": case("more nodes than the machine has", path="/placement/nodes", expect="the machine has 6528",
+                           scenario=scenario(placement={"nodes": 100000})),
+    "too-many-ranks-per-node": case("more ranks on a node than it has cores", path="/placement/ranks_per_node",
+                                    expect="at most 24 ranks per node",
+                                    scenario=scenario(placement={"nodes": 2, "ranks_per_node": 25})),
+    "impossible-machine-empty": case("an impossible machine: a torus dimension of size 0",
+                                     path="/machine/topology/dims/0/size", expect="out of range",
+                                     scenario=scenario(machine={"preset": "hopper", "topology": {"dims": {"0": {"size": 0}}}})),
+    "impossible-machine-huge": case("an impossible machine: more routers than supported", path="/machine/topology/dims",
+                                    expect="at most 4,194,304 routers",
+                                    scenario=scenario(machine={"preset": "hopper", "topology": {"dims": {
+                                        "0": {"size": 4096}, "1": {"size": 4096}, "2": {"size": 4096}}}})),
+    "workload-needs-more-ranks": case("a workload that needs more ranks than the job has", path="/workload",
+                                      expect="the workload needs at least 6 ranks; the job has 2",
+                                      scenario=scenario(workload__peer=5)),
+    "unknown-workload": case("an unknown workload", path="/workload/name", expect="valid values are: pingpong",
+                             scenario=scenario(workload={"name": "pingpang"})),
+    "unknown-model": case("an unknown network model", path="/network/model", expect="unknown network model 'packets'",
+                          scenario=scenario(network={"model": "packets"})),
+    "unknown-layer": case("an unknown messaging layer", path="/runtime/layer", expect="unknown messaging layer 'mpich'",
+                          scenario=scenario(runtime={"layer": "mpich"})),
+    # --- sweeps
+    "sweep-to-nothing": case("a sweep that expands to nothing", path="/sweep/workload.peer",
+                             expect="expected a non-empty list of values", scenario=scenario(sweep={"workload.peer": []})),
+    "sweep-to-millions": case("a sweep that expands to millions of points", path="/sweep",
+                              expect="the sweep expands to more than 100000 points",
+                              scenario=scenario(sweep={"workload.iterations": list(range(1, 201)),
+                                                       "workload.warmup": list(range(200)),
+                                                       "seed": list(range(200))})),
+    "sweep-bad-point": case("a sweep value that is bad in one point only", path="/workload/iterations",
+                            expect="out of range", scenario=scenario(sweep={"workload.iterations": [2, 0]})),
+    # --- the command line
+    "set-malformed": case("--set without a value", file="command line", path="--set workload",
+                          expect="expected --set path=value", args=["--set", "workload"]),
+    "set-bad-value": case("--set with a bad value (blamed on the command line)", file="command line (--set)",
+                          path="/machine/topology/dims/1/size", expect="out of range",
+                          args=["--set", "machine.topology.dims.1.size=0"]),
+    "shard-malformed": case("--shard that is not K/N with K < N", file="command line", path="--shard 3/2",
+                            expect="expected K/N with 0 <= K < N", args=["--shard", "3/2"]),
+    "jobs-zero": case("--jobs 0", file="command line", path="--jobs 0",
+                      expect="expected a number of sweep points to run at once", args=["--jobs", "0"]),
+    "trace-rank-beyond-job": case("a traced rank the job does not have", path="/output/trace/ranks",
+                                  expect="expected ranks of the job below 2, got 7",
+                                  scenario=scenario(output={"trace": {"ranks": [7]}})),
+    "trace-window-backwards": case("a trace window that ends before it starts", path="/output/trace/to",
+                                   expect="expected a time after 'from'",
+                                   scenario=scenario(output={"trace": {"from": "2us", "to": "1us"}})),
+    # --- where the results go
+    "out-under-a-file": case("an output directory that cannot be created (a file is in the way)",
+                             file="command line", path="--out {dir}/file/out", expect="{dir}/file is not a directory",
+                             args=["--out", "{dir}/file/out"]),
+    "output-dir-under-a-file": case("an output.dir in the scenario that cannot be created", path="/output/dir",
+                                    expect="{dir}/file is not a directory", scenario=scenario(output={"dir": "{dir}/file/out"}),
+                                    out=False),
+    "out-is-a-file": case("an output directory that is a file", file="command line", path="--out {dir}/file",
+                          expect="it is a file", args=["--out", "{dir}/file"]),
+    "out-not-writable": case("an output directory without write permission (when not run as root)",
+                             file="command line", path="--out {dir}/locked/out", expect="Permission denied",
+                             special="test_output_directory_without_permission"),
+    "trace-file-unwritable": case("a --trace file in a directory that does not exist", file="command line",
+                                  path="--trace {dir}/none/trace.json", expect="cannot create {dir}/none/trace.json",
+                                  args=["--trace", "{dir}/none/trace.json"]),
+    "disk-full-write-fails": case("a write that fails (file size limit: the disk is full for this file)",
+                                  file="command line", path="--out {out}", expect="File too large",
+                                  special="test_write_that_fails"),
+    "disk-full-tmpfs": case("a full disk (a 64 KiB tmpfs)", file="command line", path="--out {out}",
+                            expect="No space left on device", special="test_full_disk"),
+    "killed-mid-way": case("a run killed mid-way (SIGTERM, SIGINT, SIGKILL)", file="-", path="-",
+                           expect="no results; SIGTERM and SIGINT also remove the trace's temporary files",
+                           special="test_run_killed_mid_way"),
+    # --- merging shards
+    "merge-missing-shard": case("torsim merge without every shard", file="command line", path="merge",
+                                expect="missing shard(s) 1", command="merge", special="test_merge_errors"),
+    "merge-shard-twice": case("torsim merge with a shard given twice", file="{dir}/s0b/results.json",
+                              path="/shard/index", expect="shard 0 is given twice", command="merge",
+                              special="test_merge_errors"),
+    "merge-not-a-shard": case("torsim merge of a run that is not a shard", file="{dir}/whole/results.json",
+                              path="/shard", expect="expected the results of one shard", command="merge",
+                              special="test_merge_errors"),
+    "merge-other-scenario": case("torsim merge of shards of different runs", file="{dir}/t1/results.json",
+                                 path="/scenario", expect="expected the same scenario", command="merge",
+                                 special="test_merge_errors"),
+}
+
+
+def markdown():
+    lines = ["# Bad input", "",
+             "Every class of bad input below stops torsim with exit code 2 and one message",
+             "`error: FILE: at PATH: what was expected`, before anything is written: no output directory,",
+             "no partial file. Values given on the command line are blamed on it (`command line`), values",
+             "from a machine preset on the preset's file. Each row is a test",
+             "(`tests/cli/test_bad_input.py`, from the catalogue in `tests/cli/bad_input_catalogue.py`,",
+             "which generates this table: `python3 tests/cli/bad_input_catalogue.py > docs/bad-input.md`).",
+             "`{dir}` stands for a scratch directory and `{out}` for the output directory.", "",
+             "| # | class | file | JSON path | the message says |", "|---|---|---|---|---|"]
+    for number, (name, c) in enumerate(CASES.items(), 1):
+        cells = [str(number), f"{c['what']} (`{name}`)", f"`{c['file']}`", f"`{c['path']}`", c["expect"]]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    lines += ["", "A run killed with SIGKILL leaves no output directory; the trace's temporary files under",
+              "`$TMPDIR` (`torsim-PID-point-N.trace`) stay behind, as nothing can run at SIGKILL.", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(markdown())

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""The bad-input catalogue (tests/cli/bad_input_catalogue.py, docs/bad-input.md): each class ends
+with exit code 2, a message naming the file, the JSON path and what was expected, and nothing
+written anywhere (the scratch directory and $TMPDIR hold exactly what they held before).
+
+Usage: test_bad_input.py TORSIM_BINARY  (run by CTest)
+"""
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import time
+import unittest
+
+import harness
+from bad_input_catalogue import CASES, PINGPONG, markdown
+from harness import ROOT, Scratch, run
+
+
+def listing(top):
+    return sorted(os.path.relpath(os.path.join(base, name), top)
+                  for base, dirs, files in os.walk(top) for name in dirs + files)
+
+
+class BadInput(Scratch):
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.path("tmp")  # the run's $TMPDIR: trace fragments would go there
+        os.mkdir(self.tmp)
+        self.out = self.path("out")
+        with open(self.path("file"), "w") as f:
+            f.write("a file where a directory should be\n")
+
+    def fill(self, text):
+        return text.replace("{dir}", self.dir).replace("{out}", self.out)
+
+    def command(self, name, scenario_text=None):
+        c = CASES[name]
+        args = [self.fill(a) for a in c.get("args", [])]
+        scenario = c.get("scenario", PINGPONG)
+        if scenario is not None and scenario_text is None:
+            scenario_text = scenario if isinstance(scenario, str) else self.fill(json.dumps(scenario))
+        if scenario_text is not None:
+            self.write("s.json", scenario_text)
+            args = ["s.json", *args]
+        if "--out" not in args and c.get("out", True):
+            args += ["--out", self.out]
+        return [c.get("command", "run"), *args]
+
+    def expect_rejected(self, name, args, **popen):
+        """Runs torsim; checks exit code 2, the message, and that nothing was written."""
+        c = CASES[name]
+        before = listing(self.dir)
+        proc = run(*args, env=dict(os.environ, TMPDIR=self.tmp), cwd=self.dir, **popen)
+        self.assertEqual(proc.returncode, 2, f"{name}: {proc.stderr}")
+        self.assertTrue(proc.stderr.startswith(f"error: {self.fill(c['file'])}: at {self.fill(c['path'])}: "),
+                        f"{name}: {proc.stderr}")
+        self.assertIn(self.fill(c["expect"]), proc.stderr, name)
+        self.assertEqual(proc.stderr.count("\n"), 1, f"{name}: one line: {proc.stderr}")
+        self.assertEqual(listing(self.dir), before, f"{name}: something was written")
+
+    def test_catalogue(self):
+        simple = [name for name, c in CASES.items() if "special" not in c]
+        self.assertGreaterEqual(len(CASES), 30)
+        for name in simple:
+            with self.subTest(name):
+                self.expect_rejected(name, self.command(name))
+
+    def test_every_special_case_has_its_test(self):
+        for name, c in CASES.items():
+            if "special" in c:
+                self.assertTrue(callable(getattr(self, c["special"], None)), name)
+
+    def test_docs_table_is_current(self):
+        with open(os.path.join(ROOT, "docs", "bad-input.md")) as f:
+            self.assertEqual(f.read(), markdown(), "docs/bad-input.md is stale: run "
+                             "`python3 tests/cli/bad_input_catalogue.py > docs/bad-input.md`")
+
+    @unittest.skipIf(os.geteuid() == 0, "root writes through permissions (the other output cases run as root)")
+    def test_output_directory_without_permission(self):
+        os.mkdir(self.path("locked"), 0o555)
+        self.expect_rejected("out-not-writable", self.command("out-not-writable") + ["--out", self.path("locked", "out")])
+
+    def test_write_that_fails(self):
+        # A file size limit makes the write of results.json fail with EFBIG, as a full disk would.
+        def limit():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+        args = self.command("disk-full-write-fails", json.dumps(dict(PINGPONG, output={"link_stats": True})))
+        self.expect_rejected("disk-full-write-fails", args, preexec_fn=limit)
+
+    def test_full_disk(self):
+        # A 64 KiB tmpfs, mounted in a mount namespace of its own, is the output directory's disk;
+        # links.csv alone needs more. Skipped where namespaces cannot be made.
+        if not shutil.which("unshare") or subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode:
+            self.skipTest("no user and mount namespaces here (unshare -rm)")
+        disk = self.path("disk")
+        os.mkdir(disk)
+        self.out = os.path.join(disk, "out")
+        scenario = self.write("s.json", dict(PINGPONG, output={"link_stats": True}))
+        script = (f'mount -t tmpfs -o size=64k tmpfs "{disk}" || exit 99; '
+                  f'"{harness.TORSIM}" run "{scenario}" --out "{self.out}" 2>&1; echo "exit=$?"; ls -A "{disk}"')
+        proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True,
+                              env=dict(os.environ, TMPDIR=self.tmp))
+        if proc.returncode == 99:
+            self.skipTest("cannot mount a tmpfs here")
+        message, status, *left = proc.stdout.splitlines()
+        c = CASES["disk-full-tmpfs"]
+        self.assertTrue(message.startswith(f"error: command line: at --out {self.out}: "), message)
+        self.assertIn(c["expect"], message)
+        self.assertEqual(status, "exit=2")
+        self.assertEqual(left, [], "the full disk holds nothing afterwards")
+        self.assertEqual(os.listdir(self.tmp), [])
+
+    def test_run_killed_mid_way(self):
+        # A long run with a trace: killed once its trace fragment is being written, it leaves no
+        # output directory; SIGTERM and SIGINT also remove the fragment.
+        scenario = self.write("s.json", dict(PINGPONG, workload=dict(PINGPONG["workload"], sizes=[8], iterations=10000000),
+                                             output={"trace": {}}))
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
+            with self.subTest(signal.Signals(sig).name):
+                proc = subprocess.Popen([harness.TORSIM, "run", scenario, "--out", self.out, "--quiet"],
+                                        env=dict(os.environ, TMPDIR=self.tmp), stderr=subprocess.DEVNULL)
+                deadline = time.time() + 60
+                while not os.listdir(self.tmp) and time.time() < deadline and proc.poll() is None:
+                    time.sleep(0.05)
+                self.assertIsNone(proc.poll(), "the run ended before it could be killed")
+                time.sleep(0.3)
+                proc.send_signal(sig)
+                self.assertEqual(proc.wait(), -sig)
+                self.assertFalse(os.path.exists(self.out), "no partial results")
+                self.assertEqual([f for f in os.listdir(self.dir) if f.startswith(".out")], [])
+                if sig != signal.SIGKILL:
+                    self.assertEqual(os.listdir(self.tmp), [], "temporary files removed")
+                for f in os.listdir(self.tmp):
+                    os.remove(os.path.join(self.tmp, f))
+
+    def test_merge_errors(self):
+        scenario = self.write("s.json", dict(PINGPONG, sweep={"workload.iterations": [1, 2, 3]}))
+        other = self.write("t.json", dict(PINGPONG, sweep={"workload.iterations": [4, 5, 6]}))
+        for name, file, shard in (("s0", scenario, "0/2"), ("s0b", scenario, "0/2"), ("s1", scenario, "1/2"),
+                                  ("t1", other, "1/2"), ("whole", scenario, None)):
+            run("run", file, "--out", self.path(name), "--quiet", *(["--shard", shard] if shard else []), check=True)
+        for case, dirs in (("merge-missing-shard", ["s0"]), ("merge-shard-twice", ["s0", "s0b", "s1"]),
+                           ("merge-not-a-shard", ["s0", "whole"]), ("merge-other-scenario", ["s0", "t1"])):
+            with self.subTest(case):
+                self.expect_rejected(case, ["merge", *[self.path(d) for d in dirs], "--out", self.out])
+
+
+if __name__ == "__main__":
+    harness.main()

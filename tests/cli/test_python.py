@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""The Python package (python/torsim, docs/python.md): it installs with `pip install -e`, runs a
+scenario, loads results.json and the CSVs as DataFrames that agree with the files, loads
+validation.json, and the example in docs/python.md runs as written.
+
+Usage: test_python.py TORSIM_BINARY  (run by CTest; needs pandas and matplotlib, which
+scripts/setup.sh installs)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+from harness import ROOT, SANITIZED, Scratch
+
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import torsim  # noqa: E402
+
+SWEEP = {"machine": "hopper", "placement": {"node_list": [0, 2]},
+         "workload": {"name": "pingpong", "sizes": [8, 4096], "iterations": 2},
+         "sweep": {"machine.node.nic_latency": ["500ns", "1us"]}, "output": {"link_stats": True}}
+
+
+class Package(Scratch):
+    def test_run_and_load_agree_with_the_files(self):
+        out = self.path("out")
+        results = torsim.run(self.write("s.json", SWEEP), out=out, sets={"workload.iterations": 3}, jobs=2)
+        with open(os.path.join(out, "results.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(results.doc, doc)
+        metrics = results.metrics
+        self.assertEqual(list(metrics["machine.node.nic_latency"]), ["500ns", "1us"])
+        self.assertEqual(list(metrics["smallest_size_latency_us"]),
+                         [p["metrics"]["smallest_size_latency_us"] for p in doc["points"]])
+        latency = results.series("latency")
+        self.assertEqual(list(latency.columns), ["machine.node.nic_latency", "size_bytes", "latency_us", "bandwidth_MBps"])
+        self.assertEqual(len(latency), 4)
+        # From results.json when there is no CSV: the same table.
+        os.remove(os.path.join(out, "latency.csv"))
+        again = torsim.load(os.path.join(out, "results.json")).series("latency")
+        self.assertEqual(again.values.tolist(), latency.values.tolist())
+        self.assertEqual(list(results.counters["simulated_time_us"]), [p["simulated_time_us"] for p in doc["points"]])
+        self.assertEqual(set(results.links["point"]), {0, 1})
+        with self.assertRaises(KeyError):
+            results.series("nothing")
+
+    def test_bad_input_raises_with_the_exit_code(self):
+        with self.assertRaises(torsim.TorsimError) as caught:
+            torsim.run(self.write("s.json", dict(SWEEP, workload={"name": "pingpang"})), out=self.path("o"))
+        self.assertEqual(caught.exception.returncode, 2)
+        self.assertIn("/workload/name", str(caught.exception))
+
+    def test_validation_json(self):
+        path = self.write("validation.json", {"claims": [
+            {"id": "K9", "status": "reproduced", "quantity": "q", "curves": {"b": {"x": [1, 2], "y": [3, 4]},
+                                                                               "a": {"x": [1], "y": [5]}}}]})
+        validation = torsim.read_validation(path)
+        self.assertEqual(validation.curves("K9").values.tolist(), [["a", 1, 5], ["b", 1, 3], ["b", 2, 4]])
+        self.assertEqual(validation.summary["status"].tolist(), ["reproduced"])
+
+    @unittest.skipIf(SANITIZED, "the example runs a full sweep; the normal build runs it")
+    def test_docs_example_runs_as_written(self):
+        with open(os.path.join(ROOT, "docs", "python.md")) as f:
+            code = re.search(r"```python\n(.*?)```", f.read(), re.S).group(1)
+        os.symlink(os.path.join(ROOT, "scenarios"), self.path("scenarios"))
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), MPLBACKEND="Agg")
+        subprocess.run([sys.executable, "-c", code], cwd=self.dir, env=env, check=True)
+        self.assertGreater(os.path.getsize(self.path("mpi-latency.png")), 10000)
+
+    def test_pip_install_editable(self):
+        venv = self.path("venv")
+        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
+        python = os.path.join(venv, "bin", "python")
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "-e",
+                        os.path.join(ROOT, "python")], check=True, capture_output=True)
+        where = subprocess.run([python, "-c", "import torsim; print(torsim.__file__)"], cwd=self.dir,
+                               capture_output=True, text=True, check=True).stdout.strip()
+        self.assertEqual(where, os.path.join(ROOT, "python", "torsim", "__init__.py"))
+
+
+if __name__ == "__main__":
+    import harness
+    harness.main()
