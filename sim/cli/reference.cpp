@@ -6,6 +6,7 @@
 #include "models/runtime/charm.hpp"
 #include "models/runtime/mpi_cuda.hpp"
 #include "models/gpu/device.hpp"
+#include "models/nic/bgp_dma.hpp"
 #include "models/nic/bgq_mu.hpp"
 #include "models/nic/via.hpp"
 #include "models/runtime/infiniband_layers.hpp"
@@ -24,6 +25,7 @@ std::vector<const ParamTable*> all_param_tables() {
   tables.push_back(&nic::kViaParams);
   tables.push_back(&nic::kInfinibandParams);
   tables.push_back(&nic::kPcieParams);
+  tables.push_back(&nic::kBgpParams);
   tables.push_back(&nic::kMuParams);
   tables.push_back(&gpu::kGpuParams);
   tables.push_back(&rt::kCudaMpiParams);

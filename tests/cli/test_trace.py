@@ -15,7 +15,7 @@ from harness import Scratch, run
 PINGPONG = {"machine": "hopper", "placement": {"node_list": [0, 1]}, "runtime": {"layer": "mpi"},
             "workload": {"name": "pingpong", "sizes": [8], "iterations": 1, "warmup": 0},
             "output": {"trace": {}, "link_stats": True}}
-CPU_USES = {"compute", "send", "receive", "match", "copy", "poll", "registration", "scheduler"}
+CPU_USES = {"compute", "send", "receive", "match", "copy", "poll", "registration", "scheduler", "connection"}
 
 
 class Trace(Scratch):
