@@ -17,48 +17,69 @@ ClassRoute::ClassRoute(rt::MessagingLayer& layer) : layer_(layer), job_(layer.jo
   if (const auto* torus = dynamic_cast<const topo::Torus*>(job_.machine.topology.get())) build(*torus);
 }
 
+// The job's nodes as a block of the torus: per dimension its lowest and highest coordinate,
+// and the strides of its row-major numbering.
+struct ClassRoute::Block {
+  std::vector<int> lo, hi;
+  std::vector<std::size_t> stride;
+  std::size_t volume = 1;
+
+  Block(const topo::Torus& torus, const std::vector<NodeId>& nodes)
+      : lo(torus.dims().size(), std::numeric_limits<int>::max()), hi(torus.dims().size(), -1),
+        stride(torus.dims().size()) {
+    for (const NodeId n : nodes)
+      for (std::size_t d = 0; d < lo.size(); ++d) {
+        lo[d] = std::min(lo[d], torus.coordinate(torus.router_of(n), d));
+        hi[d] = std::max(hi[d], torus.coordinate(torus.router_of(n), d));
+      }
+    for (std::size_t d = 0; d < lo.size(); ++d) {
+      stride[d] = volume;
+      volume *= static_cast<std::size_t>(hi[d] - lo[d] + 1);
+    }
+  }
+};
+
 // The tree: the root at the middle of the block; a node's parent is one step towards it along
 // the first dimension in which they differ, so lines of dimension 0 gather first, then
 // dimension 1, and so on. On a dimension the block spans whole, the step takes the ring's
 // minimal direction (wrap-around links).
 void ClassRoute::build(const topo::Torus& torus) {
   const auto& nodes = job_.placement.nodes;
-  const std::size_t dims = torus.dims().size();
-  std::vector<int> lo(dims, std::numeric_limits<int>::max()), hi(dims, -1);
-  for (const NodeId n : nodes)
-    for (std::size_t d = 0; d < dims; ++d) {
-      lo[d] = std::min(lo[d], torus.coordinate(torus.router_of(n), d));
-      hi[d] = std::max(hi[d], torus.coordinate(torus.router_of(n), d));
-    }
-  std::vector<std::size_t> stride(dims);
-  std::size_t volume = 1;
-  for (std::size_t d = 0; d < dims; ++d) {
-    stride[d] = volume;
-    volume *= static_cast<std::size_t>(hi[d] - lo[d] + 1);
-  }
-  if (volume != nodes.size() || torus.concentration() != 1) return;  // not a rectangular block
-  nodes_.assign(volume, -1);
+  const Block block(torus, nodes);
+  if (block.volume != nodes.size() || torus.concentration() != 1) return;  // not a rectangular block
+  number_nodes(torus, block);
+  link_towards_root(torus, block);
+  link_children();
+}
+
+// Numbers the block's nodes row-major and puts the root at its middle.
+void ClassRoute::number_nodes(const topo::Torus& torus, const Block& block) {
+  nodes_.assign(block.volume, -1);
   index_of_node_.assign(static_cast<std::size_t>(job_.machine.node_count()), kNotInBlock);
-  for (const NodeId n : nodes) {
+  for (const NodeId n : job_.placement.nodes) {
     std::size_t index = 0;
-    for (std::size_t d = 0; d < dims; ++d)
-      index += static_cast<std::size_t>(torus.coordinate(torus.router_of(n), d) - lo[d]) * stride[d];
+    for (std::size_t d = 0; d < block.lo.size(); ++d)
+      index += static_cast<std::size_t>(torus.coordinate(torus.router_of(n), d) - block.lo[d]) * block.stride[d];
     nodes_[index] = n;
     index_of_node_[static_cast<std::size_t>(n)] = index;
   }
   std::size_t root = 0;
-  for (std::size_t d = 0; d < dims; ++d) root += static_cast<std::size_t>((hi[d] - lo[d]) / 2) * stride[d];
+  for (std::size_t d = 0; d < block.lo.size(); ++d)
+    root += static_cast<std::size_t>((block.hi[d] - block.lo[d]) / 2) * block.stride[d];
   root_ = static_cast<std::uint32_t>(root);
-  const auto root_router = torus.router_of(nodes_[root]);
-  parent_.assign(volume, root_);
-  up_link_.assign(volume, topo::kNoLink);
-  std::vector<std::uint32_t> child_count(volume, 0);
-  for (std::size_t i = 0; i < volume; ++i) {
+}
+
+// Each node's parent and the link up to it, and the tree's depth in hops.
+void ClassRoute::link_towards_root(const topo::Torus& torus, const Block& block) {
+  const auto root_router = torus.router_of(nodes_[root_]);
+  parent_.assign(block.volume, root_);
+  up_link_.assign(block.volume, topo::kNoLink);
+  for (std::size_t i = 0; i < block.volume; ++i) {
     const auto router = torus.router_of(nodes_[i]);
     int distance = 0;
-    for (std::size_t d = 0; d < dims; ++d) {
+    for (std::size_t d = 0; d < block.lo.size(); ++d) {
       const int c = torus.coordinate(router, d), r = torus.coordinate(root_router, d);
-      const bool ring = hi[d] - lo[d] + 1 == torus.dims()[d].size && torus.dims()[d].wrap;
+      const bool ring = block.hi[d] - block.lo[d] + 1 == torus.dims()[d].size && torus.dims()[d].wrap;
       const int offset = ring ? torus.offset(d, router, root_router) : r - c;
       distance += std::abs(offset);
       if (offset == 0 || up_link_[i] != topo::kNoLink) continue;
@@ -67,11 +88,18 @@ void ClassRoute::build(const topo::Torus& torus) {
       const int size = torus.dims()[d].size;
       const int next = ((c + direction) % size + size) % size;
       parent_[i] = static_cast<std::uint32_t>(static_cast<std::int64_t>(i) +
-                                              (next - c) * static_cast<std::int64_t>(stride[d]));
-      ++child_count[parent_[i]];
+                                              (next - c) * static_cast<std::int64_t>(block.stride[d]));
     }
     depth_ = std::max(depth_, distance);
   }
+}
+
+// Every node's children, contiguous per parent, and the arrivals each node waits for.
+void ClassRoute::link_children() {
+  const std::size_t volume = parent_.size();
+  std::vector<std::uint32_t> child_count(volume, 0);
+  for (std::size_t i = 0; i < volume; ++i)
+    if (i != root_) ++child_count[parent_[i]];
   child_begin_.assign(volume + 1, 0);
   for (std::size_t i = 0; i < volume; ++i) child_begin_[i + 1] = child_begin_[i] + child_count[i];
   children_.assign(child_begin_.back(), 0);

@@ -51,7 +51,11 @@ class ClassRoute {
     Time up = 0;
     Fifo<std::coroutine_handle<>> waiting;
   };
+  struct Block;
   void build(const topo::Torus& torus);
+  void number_nodes(const topo::Torus& torus, const Block& block);
+  void link_towards_root(const topo::Torus& torus, const Block& block);
+  void link_children();
   void arrive(std::size_t node, Bytes bytes, Time ready);
   void node_ready(std::size_t node, Time ready);
   void turn_round(std::size_t root);
