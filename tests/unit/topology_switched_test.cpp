@@ -422,7 +422,8 @@ TEST_CASE("fat tree levels: PGFT shapes build, route minimally on every engine a
   CHECK(director->node_count() == 648);
   CHECK(tree.leaves() == 36);
   CHECK(tree.switches_at(2) == 18);
-  for (const auto& level : director->describe()["levels"]) CHECK(level["ports_in_use"] == 36);
+  const auto description = director->describe();  // a range-for over a temporary's member would dangle
+  for (const auto& level : description["levels"]) CHECK(level["ports_in_use"] == 36);
   auto three = build(levels_spec({{18, 18, 1}, {18, 18, 1}, {36, 0, 1}}));  // 36-port crossbars, three levels
   CHECK(three->node_count() == 11664);
   CHECK(as_fat_tree(*three).switches_at(3) == 324);
