@@ -13,7 +13,8 @@ Simulation::Simulation(const Json& doc, const Where& where, std::uint64_t seed)
   auto placement = rt::parse_placement(doc.value("placement", Json::object()), where / "placement", machine_);
   job_ = std::make_unique<rt::Job>(rt::Job{*kernel_, machine_, *network_, std::move(placement), seed});
   layer_ = rt::make_messaging_layer(doc.value("runtime", Json::object()), where / "runtime", *job_);
-  workload_ = apps::make_workload(doc.at("workload"), where / "workload");
+  if (!doc.contains("workload")) where.fail("missing required key 'workload' (an object: {\"name\": ..., parameters})");
+  workload_ = apps::make_workload(doc["workload"], where / "workload");
   workload_->check(*job_, where / "workload");
 }
 

@@ -45,6 +45,8 @@ CASES = {
     "number-overflow": case("a number beyond a double's range", expect="malformed JSON: number overflow",
                             scenario='{"machine": "hopper", "workload": {"name": "pingpong", "iterations": 1e400}}'),
     "not-an-object": case("a document that is not an object", expect="a scenario is a JSON object", scenario="[1, 2]"),
+    "missing-workload": case("a scenario without a workload", expect="missing required key 'workload'",
+                             scenario='{"machine": "hopper"}'),
     "missing-file": case("a scenario file that does not exist", file="{dir}/missing.json",
                          expect="cannot read the file", args=["{dir}/missing.json"], scenario=None),
     "directory-as-file": case("a directory given as the scenario", file="{dir}", expect="it is a directory",
