@@ -24,7 +24,7 @@ void AnalyticModel::start(const TransferRequest& request) {
     notify(now + memcpy_time(request.bytes), request.on_delivered);
     return;
   }
-  const Bytes wire = (request.format ? *request.format : machine_.packet).wire_bytes(request.bytes);
+  const Bytes wire = format_of(request).wire_bytes(request.bytes);
   counters_.wire_bytes += wire;
   ++counters_.trains;
   if (request.rail >= 0) topology_.route_on_rail(request.src, request.dst, request.rail, route_);

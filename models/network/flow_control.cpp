@@ -58,16 +58,11 @@ void CreditModel::check_router(const Machine& machine) const {
 }
 
 void CreditModel::start(const TransferRequest& request) {
-  ++counters_.messages;
-  counters_.payload_bytes += request.bytes;
-  if (request.src == request.dst) return copy_within_node(memory_[static_cast<std::size_t>(request.src)], request);
-  const PacketFormat& format = request.format ? *request.format : machine_.packet;
-  counters_.wire_bytes += format.wire_bytes(request.bytes);
-  const auto index = messages_.take();
+  const auto opened = open_message(messages_, request);
+  if (!opened) return;
+  const auto index = *opened;
+  const PacketFormat& format = format_of(request);
   Message& m = messages_[index];
-  m.request = request;
-  m.next_offset = 0;
-  m.latest_delivery = 0;
   m.units_left = 0;
   m.all_sent = false;
   // Two units fit in the smallest buffer on the way (whole packets, at least one).
@@ -85,7 +80,7 @@ void CreditModel::send_next_unit(std::uint64_t message_index) {
   const auto mi = static_cast<std::uint32_t>(message_index);
   const auto ui = units_.take();
   Message& m = messages_[mi];
-  const PacketFormat& format = m.request.format ? *m.request.format : machine_.packet;
+  const PacketFormat& format = format_of(m.request);
   const Bytes start = m.next_offset;
   const Bytes end = std::min(m.request.bytes, start + m.unit_payload);
   m.next_offset = end;

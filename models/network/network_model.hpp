@@ -72,6 +72,10 @@ class NetworkModel {
   void set_link_observer(LinkObserver observer) { link_observer_ = std::move(observer); }
 
  protected:
+  /// The transfer's own packet format, or the machine's.
+  const PacketFormat& format_of(const TransferRequest& request) const {
+    return request.format ? *request.format : machine_.packet;
+  }
   /// Uncontended time of an intra-node transfer: latency + bytes / memcpy bandwidth.
   Time memcpy_time(Bytes bytes) const;
   /// An intra-node transfer on the source node's copy engine, queued first come first served

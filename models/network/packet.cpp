@@ -47,16 +47,10 @@ void PacketModelBase::tabulate_link_timings() {
 }
 
 void PacketModel::start(const TransferRequest& request) {
-  ++counters_.messages;
-  counters_.payload_bytes += request.bytes;
-  if (request.src == request.dst) return copy_within_node(memory_[static_cast<std::size_t>(request.src)], request);
-  const PacketFormat& format = request.format ? *request.format : machine_.packet;
-  counters_.wire_bytes += format.wire_bytes(request.bytes);
-  const auto index = messages_.take();
+  const auto opened = open_message(messages_, request);
+  if (!opened) return;
+  const auto index = *opened;
   Message& m = messages_[index];
-  m.request = request;
-  m.next_offset = 0;
-  m.latest_delivery = 0;
   take_route(request, m.route);
   m.bottleneck = bottleneck_of(m.route);
   send_next_train(index);
@@ -115,7 +109,7 @@ void PacketModelBase::collect_link_busy() const {
 void PacketModel::send_next_train(std::uint64_t message_index) {
   const auto index = static_cast<SlotPool<Message>::Index>(message_index);
   Message& m = messages_[index];
-  const PacketFormat& format = m.request.format ? *m.request.format : machine_.packet;
+  const PacketFormat& format = format_of(m.request);
   const Bytes start = m.next_offset;
   // Trains are whole packets of this transfer's format.
   const Bytes train = whole_packets(format, train_bytes_);

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "models/network/link_timeline.hpp"
@@ -59,6 +60,26 @@ class PacketModelBase : public NetworkModel {
     }();
     std::array<Time, kRemembered> durations = kNotComputed;
   };
+
+  /// Counts a new transfer and opens its record in `messages` (request set, nothing sent yet);
+  /// nullopt when it stays within its node (handed to that node's copy engine).
+  template <class Message>
+  std::optional<typename SlotPool<Message>::Index> open_message(SlotPool<Message>& messages,
+                                                                const TransferRequest& request) {
+    ++counters_.messages;
+    counters_.payload_bytes += request.bytes;
+    if (request.src == request.dst) {
+      copy_within_node(memory_[static_cast<std::size_t>(request.src)], request);
+      return std::nullopt;
+    }
+    counters_.wire_bytes += format_of(request).wire_bytes(request.bytes);
+    const auto index = messages.take();
+    Message& m = messages[index];
+    m.request = request;
+    m.next_offset = 0;
+    m.latest_delivery = 0;
+    return index;
+  }
 
   void collect_link_busy() const override;
   void prefetch_route(const std::vector<LinkId>& route) const;

@@ -114,7 +114,7 @@ void SimgridModel::start(const TransferRequest& request) {
   counters_.payload_bytes += request.bytes;
   // Intra-node transfers never reach SimGrid: the same copy engine as the packet model.
   if (request.src == request.dst) return copy_within_node(memory_[static_cast<std::size_t>(request.src)], request);
-  const PacketFormat& format = request.format ? *request.format : machine_.packet;
+  const PacketFormat& format = format_of(request);
   const Bytes wire = format.wire_bytes(request.bytes);
   counters_.wire_bytes += wire;
   ++counters_.trains;
@@ -128,7 +128,7 @@ void SimgridModel::launch(std::uint64_t pending_index) {
   const auto index = static_cast<SlotPool<TransferRequest>::Index>(pending_index);
   const TransferRequest request = pending_[index];
   pending_.release(index);
-  const PacketFormat& format = request.format ? *request.format : machine_.packet;
+  const PacketFormat& format = format_of(request);
   const auto wire = static_cast<std::uint64_t>(format.wire_bytes(request.bytes));
   // Busy time = bytes carried / link rate, the same definition as the packet model's bookings.
   topology_.route(request.src, request.dst, route_);
