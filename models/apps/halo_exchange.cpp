@@ -23,7 +23,7 @@ constexpr ParamSpec kSpecs[] = {
      "baseline: pack, synchronise, then send, one message at a time; overlap: chunks on streams with callbacks "
      "(models/runtime/mpi_cuda.hpp)", "-", "baseline|overlap"},
     {"points_i", ParamKind::integer, "520", "", "3", "100000", "horizontal grid points along i (the whole domain)",
-     "[E] COSMO-2, MeteoSwiss's 2.2 km set-up: 520 x 350 points, 60 levels (as recalled; docs/models/gpu.md)"},
+     "[E] COSMO-2, MeteoSwiss's 2.2 km set-up: 520 x 350 points, 60 levels (not checked against a primary source; docs/models/gpu.md)"},
     {"points_j", ParamKind::integer, "350", "", "3", "100000", "horizontal grid points along j (the whole domain)",
      "[E] COSMO-2, as points_i"},
     {"levels", ParamKind::integer, "60", "", "1", "10000", "vertical levels (not decomposed)", "[E] COSMO-2, as points_i"},

@@ -181,3 +181,29 @@ TEST_CASE("the baseline packs inside MPI_Isend, one message at a time; the overl
     else CHECK(posted < 8 * kMicrosecond);
   }
 }
+
+TEST_CASE("a baseline rank blocked in a synchronisation moves none of its other transfers", "[gpu][mpi_cuda]") {
+  // Message 0 is packed (4 us), then MPI_Isend of message 1 blocks the thread in its own pack
+  // for about 3 us more: message 0's copy to the host waits for it, so message 0 arrives at
+  // least 3 us later than when it is sent alone (about 1 us later if only the core were
+  // shared).
+  auto arrival_of_first = [](int sends) {
+    LayerJob j(machine_json(torus_json({2}, {"5GB/s"})), {{"layer", "raw"}}, kOneNode);
+    rt::CudaMpi mpi(*j.layer, round_gpu(), round_mpi(), rt::GpuDesign::baseline);
+    const gpu::Layout layout({{0, 1000}});
+    std::vector<gpu::SignalPtr> received;
+    for (rt::Tag tag = 0; tag < sends; ++tag) received.push_back(mpi.irecv(1, 0, layout, tag));
+    Time first = 0;
+    j.kernel.spawn([](rt::CudaMpi& m, const gpu::Layout& l, int n) -> Task<> {
+      for (rt::Tag tag = 0; tag < n; ++tag) (void)co_await m.isend(0, 1, l, tag);
+    }(mpi, layout, sends));
+    j.kernel.spawn([](Kernel& k, gpu::SignalPtr r, Time& at) -> Task<> {
+      gpu::Signal& s = *r;
+      co_await s;
+      at = k.now();
+    }(j.kernel, received.front(), first));
+    j.kernel.run();
+    return first;
+  };
+  CHECK(arrival_of_first(2) - arrival_of_first(1) >= 3 * kMicrosecond);
+}
