@@ -70,7 +70,6 @@ class HaloExchange final : public Workload {
       where.fail("a " + std::to_string(grid.x) + " x " + std::to_string(grid.y) +
                  " process grid leaves subdomains narrower than the halo (" + std::to_string(domain_.halo) +
                  " lines); use fewer ranks or more points");
-    if (2 * fields_ * 9 >= rt::kCudaMpiTags) (where / "fields").fail("too many fields for the message tags");
     (void)gpu::gpu_of(job.machine, where);
     (void)rt::cuda_mpi_of(job.machine);
   }
