@@ -35,6 +35,8 @@ constexpr ParamSpec kSensitivitySpecs[] = {
      "paths inside the machine (\"nic.smsg_send_cpu\"), each a number or a quantity (\"100ns\", \"8KiB\")", "-"},
     {"set", ParamKind::text_list, "[]", "", "", "", "--set overrides for the sensitivity runs", "-"},
     {"note", ParamKind::text, "", "", "", "", "what 'set' changes, for the report", "-"},
+    {"always", ParamKind::boolean, "false", "", "", "",
+     "computed by every full-scale validate, not only with --sensitivity (for a claim whose runs are cheap)", "-"},
 };
 constexpr ParamSpec kPaperSpecs[] = {
     {"title", ParamKind::text, kRequired, "", "", "", "title", "-"},
@@ -151,7 +153,8 @@ ClaimSpec parse_claim(const ParamReader& r) {
   c.breakdown.series = breakdown.text("series");
   for (const auto x : breakdown.integers("at")) c.breakdown.at.push_back(static_cast<double>(x));
   const ParamReader sensitivity(r.nested("sensitivity"), r.where("sensitivity"), kSensitivityParams);
-  c.sensitivity = {sensitivity.texts("parameters"), sensitivity.texts("set"), sensitivity.text("note")};
+  c.sensitivity = {sensitivity.texts("parameters"), sensitivity.texts("set"), sensitivity.text("note"),
+                   sensitivity.boolean("always")};
   if (c.not_modelled.empty())
     for (std::size_t i = 0; i < c.checks.size(); ++i)
       for (const auto* name : {&c.checks[i].baseline, &c.checks[i].improved})

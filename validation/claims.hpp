@@ -49,12 +49,14 @@ struct BreakdownSpec {
   std::vector<double> at;  // x values shown (empty: each check's deciding x)
 };
 
-/// The machine parameters a claim depends on: `torsim validate --sensitivity` re-evaluates the
-/// claim with each at 0.5x and 2x (paths inside the machine, e.g. "nic.smsg_send_cpu").
+/// The machine parameters a claim depends on: `torsim validate --sensitivity` (or every
+/// full-scale run, when `always`) re-evaluates the claim with each at 0.5x and 2x (paths inside
+/// the machine, e.g. "nic.smsg_send_cpu").
 struct SensitivitySpec {
   std::vector<std::string> parameters;
   std::vector<std::string> set;  // --set overrides for the sensitivity runs (e.g. a reduced scale)
   std::string note;              // what `set` changes, for the report
+  bool always = false;           // computed by every full-scale run, --sensitivity or not
 };
 
 struct ClaimSpec {

@@ -253,8 +253,17 @@ std::string verdicts_text(const ClaimSpec& c, const std::vector<Verdict>& verdic
   return out;
 }
 
+// A claim whose sensitivity this run did not compute says how to compute it.
+std::string sensitivity_missing(const ClaimResult& r) {
+  const ClaimSpec& c = *r.claim;
+  if (c.sensitivity.parameters.empty() || r.status == Status::not_yet_modelled) return "";
+  return "\nSensitivity: not computed in this report; `torsim validate --only " + c.id +
+         " --sensitivity` re-evaluates the claim with each of its " + std::to_string(c.sensitivity.parameters.size()) +
+         " parameters (`validation/claims.json`) at 0.5x and 2x.\n";
+}
+
 std::string sensitivity_table(const ClaimResult& r) {
-  if (r.sensitivity.empty()) return "";
+  if (r.sensitivity.empty()) return sensitivity_missing(r);
   const ClaimSpec& c = *r.claim;
   std::ostringstream s;
   s << "\nSensitivity: the claim with each parameter at 0.5x and 2x of its preset value, most sensitive first"
@@ -519,7 +528,7 @@ int command_validate(const std::vector<std::string>& args) {
   for (const auto* claim : select(claims, o.only)) {
     const Where where = Where(o.registry) / "claims" / static_cast<std::size_t>(claim - claims.data());
     results.push_back(run_claim(*claim, where, cache, o.quick));
-    if (o.sensitivity) add_sensitivity(results.back(), where, cache, o.quick);
+    if (o.sensitivity || (claim->sensitivity.always && !o.quick)) add_sensitivity(results.back(), where, cache, o.quick);
   }
   print_table(results);
   print_sensitivity(results);

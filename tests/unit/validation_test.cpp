@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "tests/support/input_error.hpp"
 #include "validation/validate.hpp"
@@ -148,7 +149,8 @@ namespace {
 
 // A registry of one claim: MPI's 8 B latency between the two nodes of a Gemini, 1.27 us
 // (the K2 calibration point), in a temporary directory with its own small scenario.
-std::filesystem::path sensitivity_registry(const std::filesystem::path& dir) {
+// `sensitivity_extra`: more fields of the claim's "sensitivity" object.
+std::filesystem::path sensitivity_registry(const std::filesystem::path& dir, const std::string& sensitivity_extra = "") {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "scenario.json") << R"({"machine": {"preset": "hopper", "runtimes": {"mpi": {"progress_cpu": "0ns"}}},
       "runtime": {"layer": "mpi"},
@@ -161,8 +163,13 @@ std::filesystem::path sensitivity_registry(const std::filesystem::path& dir) {
       "curves": {"mpi": {"scenario": ")" + (dir / "scenario.json").string() + R"(", "series": "latency",
                          "x": "size_bytes", "y": "latency_us"}},
       "breakdown": {"series": "latency_breakdown"},
-      "sensitivity": {"parameters": ["nic.registration_cpu", "runtimes.mpi.send_cpu"]}}]})";
+      "sensitivity": {"parameters": ["nic.registration_cpu", "runtimes.mpi.send_cpu"])" + sensitivity_extra + R"(}}]})";
   return dir / "claims.json";
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 }  // namespace
@@ -198,15 +205,29 @@ TEST_CASE("validate --sensitivity re-evaluates a claim with each parameter halve
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a claim marked 'always' has its sensitivity table in every full report; otherwise the report says how "
+          "to compute it", "[validation][sensitivity]") {
+  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-always";
+  const auto report = (dir / "report").string();
+  const auto registry = sensitivity_registry(dir, R"(, "always": true)").string();
+  REQUIRE(command_validate({"--registry", registry, "--report", report, "--no-plots"}) == 0);
+  CHECK(read_json_file(report + "/validation.json")["claims"][0]["sensitivity"]["rows"].size() == 2);
+  CHECK_THAT(read_text(dir / "report" / "README.md"), Catch::Contains("| `runtimes.mpi.send_cpu` | 130ns |"));
+  // A reduced-scale run leaves it out (CI's quick validation stays as fast), and says so.
+  REQUIRE(command_validate({"--registry", registry, "--report", report, "--no-plots", "--quick"}) == 0);
+  CHECK_FALSE(read_json_file(report + "/validation.json")["claims"][0].contains("sensitivity"));
+  const std::string text = read_text(dir / "report" / "README.md");
+  CHECK_THAT(text, Catch::Contains("Sensitivity: not computed in this report; `torsim validate --only T1 "
+                                   "--sensitivity` re-evaluates the claim with each of its 2 parameters"));
+  CHECK_THAT(text, !Catch::Contains("| `runtimes.mpi.send_cpu` |"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a sensitivity parameter missing from the machine is an error naming the registry entry",
           "[validation][sensitivity]") {
   const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-bad";
   const auto registry = sensitivity_registry(dir);
-  std::string text;
-  {
-    std::ifstream in(registry);
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string text = read_text(registry);
   text.replace(text.find("nic.registration_cpu"), 20, "nic.registration_cpuu");
   std::ofstream(registry) << text;
   try {
