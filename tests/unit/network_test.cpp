@@ -204,14 +204,21 @@ TEST_CASE("packet wire bytes follow the machine's format", "[network]") {
   CHECK(f.wire_offset(128) + (f.wire_offset(200) - f.wire_offset(128)) == f.wire_offset(200));
 }
 
+namespace {
+// Deterministic draws below `bound` for the timelines' random bookings.
+struct TimelineDraws {
+  std::uint64_t state;
+  Time operator()(std::uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<Time>((state >> 33) % bound);
+  }
+};
+}  // namespace
+
 TEST_CASE("a timeline's reserve() books what first_idle(), plan() and book() would", "[network][timeline]") {
   // Random bookings, short and long, gaps and back-to-back, on two copies of one link: the
   // fused path must leave the same intervals and return the same instants.
-  std::uint64_t state = 12345;
-  auto next = [&state](std::uint64_t bound) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<Time>((state >> 33) % bound);
-  };
+  TimelineDraws next{12345};
   std::size_t longest = 0;
   for (int run = 0; run < 200; ++run) {
     net::LinkTimeline fused, reference;
@@ -244,11 +251,7 @@ TEST_CASE("a long timeline books in its middle as a plain list of intervals woul
   // Bookings far ahead of the head leave hundreds of intervals; later ones land anywhere in
   // them (merging several, or inserted between two), so both ends of a booking move, by
   // element and by memmove. The reference keeps the intervals in a plain sorted list.
-  std::uint64_t state = 777;
-  auto next = [&state](std::uint64_t bound) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<Time>((state >> 33) % bound);
-  };
+  TimelineDraws next{777};
   std::size_t longest = 0;
   for (int run = 0; run < 20; ++run) {
     net::LinkTimeline timeline;
