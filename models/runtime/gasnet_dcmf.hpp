@@ -33,7 +33,7 @@ class GasnetDcmfLayer final : public DcmfLayer {
   const GasnetParams& gasnet() const { return g_; }
 
  private:
-  CpuCharge send_cost(const Message&) const override { return CpuCharge(CpuUse::send, g_.am_cpu + d_.send_cpu); }
+  CpuCharge send_overhead(const Message&) override { return CpuCharge(CpuUse::send, g_.am_cpu + d_.send_cpu); }
   CpuCharge arrival_cost(const Message&) const override { return CpuCharge(CpuUse::scheduler, g_.am_cpu); }
   Bytes header_bytes() const override { return d_.header + g_.am_header; }
   /// A non-blocking put's ack is in: the initiator's core finds it, then its request completes.
