@@ -72,7 +72,7 @@ Interval* first_ending_after(Interval* busy, Interval* last, Time t) {
 // Live intervals are usually few (a handful under saturation): moving them one by one is
 // cheaper than a call to memmove, into which GCC turns such loops unless told not to
 // (merge_booking). Bursts that book a link far ahead (an all-to-all posting everything at
-// once) queue hundreds of intervals; longer moves go to memmove.
+// once) queue long runs of intervals; longer moves go to memmove.
 #if defined(__GNUC__) && !defined(__clang__)
 #define TORSIM_NO_LOOP_TO_MEMMOVE __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #else
@@ -243,6 +243,10 @@ void LinkTimeline::merge_booking(Interval* lo, Interval* hi, Time start, Time en
   if (lo != hi) {
     const Interval merged{std::min(lo->start, start), std::max(std::prev(hi)->end, end_time)};
     const auto removed = static_cast<std::uint32_t>(hi - lo - 1);
+    if (removed == 0) {  // it touches one interval, which grows: nothing moves
+      *lo = merged;
+      return;
+    }
     if (lo - first < last - hi) {  // the front moves up onto the merged intervals
       move_intervals(first + removed, first, lo);
       *std::prev(hi) = merged;
