@@ -24,8 +24,7 @@ struct GasnetParams {
 
 class GasnetDcmfLayer final : public DcmfLayer {
  public:
-  GasnetDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf, const GasnetParams& gasnet)
-      : DcmfLayer(job, nic, dcmf), g_(gasnet) {}
+  GasnetDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf, const GasnetParams& gasnet);
   std::string_view name() const override { return "gasnet_dcmf"; }
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
