@@ -84,7 +84,8 @@ template <class Interval>
 void move_intervals(Interval* to, const Interval* from, const Interval* last) {
   const std::ptrdiff_t n = last - from;
   if (n > kShortRun) {
-    std::memmove(static_cast<void*>(to), static_cast<const void*>(from), static_cast<std::size_t>(n) * sizeof(Interval));
+    std::memmove(static_cast<void*>(to), static_cast<const void*>(from),
+                 static_cast<std::size_t>(n) * sizeof(Interval));
   } else if (to < from) {
     while (from != last) *to++ = *from++;
   } else {
