@@ -69,20 +69,28 @@ Interval* first_ending_after(Interval* busy, Interval* last, Time t) {
   return std::upper_bound(busy, last, t, ends_after);
 }
 
-// Live intervals are few (a handful under saturation): moving them one by one is cheaper
-// than a call to memmove, into which GCC turns such loops unless told not to (merge_booking).
+// Live intervals are usually few (a handful under saturation): moving them one by one is
+// cheaper than a call to memmove, into which GCC turns such loops unless told not to
+// (merge_booking). Bursts that book a link far ahead (an all-to-all posting everything at
+// once) queue long runs of intervals; longer moves go to memmove.
 #if defined(__GNUC__) && !defined(__clang__)
 #define TORSIM_NO_LOOP_TO_MEMMOVE __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #else
 #define TORSIM_NO_LOOP_TO_MEMMOVE  // clang (the sanitizer tree) has no such option
 #endif
+constexpr std::ptrdiff_t kShortRun = 16;
+// Moves [from, last) to `to` (the ranges may overlap).
 template <class Interval>
-void move_down(Interval* to, const Interval* from, const Interval* last) {
-  while (from != last) *to++ = *from++;
-}
-template <class Interval>
-void move_up_one(Interval* at, Interval* last) {
-  for (Interval* p = last; p != at; --p) *p = *(p - 1);
+void move_intervals(Interval* to, const Interval* from, const Interval* last) {
+  const std::ptrdiff_t n = last - from;
+  if (n > kShortRun) {
+    std::memmove(static_cast<void*>(to), static_cast<const void*>(from),
+                 static_cast<std::size_t>(n) * sizeof(Interval));
+  } else if (to < from) {
+    while (from != last) *to++ = *from++;
+  } else {
+    for (std::ptrdiff_t i = n; i-- > 0;) to[i] = from[i];
+  }
 }
 }  // namespace
 
@@ -226,19 +234,38 @@ void LinkTimeline::book(const Plan& plan) {
 }
 
 // [lo, hi) are the intervals [start, end_time) overlaps or abuts: they become one interval
-// with it; with none, it is inserted at lo.
+// with it; with none, it is inserted at lo. Either way the intervals on the shorter side move
+// (the ones before lo into free room at the front, or the ones from hi on), so that a booking
+// in the middle of a long queue moves half of it at most.
 TORSIM_NO_LOOP_TO_MEMMOVE
 void LinkTimeline::merge_booking(Interval* lo, Interval* hi, Time start, Time end_time) {
+  Interval* const first = base() + begin();
+  Interval* const last = base() + end();
   if (lo != hi) {
-    Interval* const last = base() + end();
-    *lo = {std::min(lo->start, start), std::max(std::prev(hi)->end, end_time)};
-    move_down(lo + 1, hi, last);
-    return set_range(begin(), end() - static_cast<std::uint32_t>(hi - lo - 1));
+    const Interval merged{std::min(lo->start, start), std::max(std::prev(hi)->end, end_time)};
+    const auto removed = static_cast<std::uint32_t>(hi - lo - 1);
+    if (removed == 0) {  // it touches one interval, which grows: nothing moves
+      *lo = merged;
+      return;
+    }
+    if (lo - first < last - hi) {  // the front moves up onto the merged intervals
+      move_intervals(first + removed, first, lo);
+      *std::prev(hi) = merged;
+      return set_range(begin() + removed, end());
+    }
+    *lo = merged;
+    move_intervals(lo + 1, hi, last);
+    return set_range(begin(), end() - removed);
   }
-  const auto position = static_cast<std::uint32_t>(lo - (base() + begin()));
+  if (begin() > 0 && lo - first < last - lo) {  // the front moves down into the room before it
+    move_intervals(first - 1, first, lo);
+    *std::prev(lo) = {start, end_time};
+    return set_range(begin() - 1, end());
+  }
+  const auto position = static_cast<std::uint32_t>(lo - first);
   if (end() == (spilled_ ? heap_.capacity : kInline)) make_room();
   Interval* at = base() + begin() + position;
-  move_up_one(at, base() + end());
+  move_intervals(at + 1, at, base() + end());
   *at = {start, end_time};
   set_range(begin(), end() + 1);
 }

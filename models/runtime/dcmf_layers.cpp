@@ -115,7 +115,7 @@ class BgpCollectives final : public coll::Algorithms {
 // ---- DCMF
 
 DcmfLayer::DcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf)
-    : MessagingLayer(job), dma_(job, nic), d_(dcmf), meeting_(job.kernel, job.size()) {
+    : ProtocolLayer(job), dma_(job, nic), d_(dcmf), meeting_(job.kernel, job.size()) {
   set_collectives(std::make_unique<BgpCollectives>(*this, false));
 }
 
@@ -124,28 +124,7 @@ CpuCharge DcmfLayer::fifo_receive_cost(Bytes bytes) const {
   return CpuCharge(CpuUse::poll, d_.poll_cpu).add(CpuUse::receive, packets * d_.packet_cpu).add(CpuUse::copy, copy_time(bytes));
 }
 
-CpuCharge DcmfLayer::send_cost(const Message&) const { return CpuCharge(CpuUse::send, d_.send_cpu); }
-
-Task<Request> DcmfLayer::start(Message m) {
-  m.send_request = requests_.allocate();
-  Request request(&requests_, m.send_request);
-  co_await on_cpu(m.envelope.src, send_cost(m));
-  kernel().spawn(protocol(m));
-  co_return request;
-}
-
-Task<Request> DcmfLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
-  return start({{self, dst, tag, size, word}, false, 0, 0});
-}
-
-Task<Request> DcmfLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) {
-  return start({{self, dst, tag, size, word}, true, handler, 0});
-}
-
-void DcmfLayer::arrive(const Message& m) {
-  if (m.active_message) deliver_am(m.handler, m.envelope);
-  else deliver(m.envelope);
-}
+CpuCharge DcmfLayer::send_overhead(const Message&) { return CpuCharge(CpuUse::send, d_.send_cpu); }
 
 Callback DcmfLayer::local_completion(const Message& m) {
   return member_callback<DcmfLayer, &DcmfLayer::complete_after_poll>(this, with_rank(m.send_request, m.envelope.src));
@@ -207,7 +186,7 @@ Task<std::uint64_t> DcmfLayer::tree_collective(Rank self, std::uint64_t word, By
 
 // ---- MPI over DCMF
 
-CpuCharge MpiDcmfLayer::send_cost(const Message& m) const {
+CpuCharge MpiDcmfLayer::send_overhead(const Message& m) {
   CpuCharge cost(CpuUse::send, m_.send_cpu + d_.send_cpu);
   if (m.envelope.size >= m_.eager_limit) cost.add(CpuUse::registration, m_.memregion_cpu);
   return cost;
@@ -233,8 +212,7 @@ Task<> MpiDcmfLayer::mpi_rendezvous(Message m) {
   co_await dma_.remote_get(e.dst, e.src, e.size);
   co_await on_cpu(e.dst, CpuCharge(CpuUse::poll, d_.poll_cpu).add(CpuUse::receive, m_.recv_cpu)
                              .add(CpuUse::send, d_.control_cpu));
-  if (m.active_message) deliver_am(m.handler, e);
-  else requests_.complete(receive, e);
+  complete_receive(m, receive);
   co_await dma_.transfer(e.dst, e.src, m_.ack_bytes);
   co_await on_cpu(e.src, fifo_receive_cost(m_.ack_bytes).add(CpuUse::receive, m_.recv_cpu));
   requests_.complete(m.send_request);

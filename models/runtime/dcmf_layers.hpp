@@ -15,8 +15,8 @@
 // charged on the receiving rank's core, which serves it after the computation it is running.
 #pragma once
 
-#include "models/messaging/messaging.hpp"
 #include "models/nic/bgp_dma.hpp"
+#include "models/runtime/protocol_layer.hpp"
 
 namespace torsim::rt {
 
@@ -42,12 +42,10 @@ DcmfParams parse_dcmf(const ParamReader& r);
 /// The machine's calibrated DCMF parameters (runtimes.dcmf), which every layer on DCMF uses.
 DcmfParams dcmf_of(const Machine& machine);
 
-class DcmfLayer : public MessagingLayer {
+class DcmfLayer : public ProtocolLayer {
  public:
   DcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf);
   std::string_view name() const override { return "dcmf"; }
-  Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;
-  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) override;
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
   nic::BgpDma& dma() { return dma_; }
@@ -59,36 +57,26 @@ class DcmfLayer : public MessagingLayer {
   const DcmfParams& dcmf() const { return d_; }
 
  protected:
-  struct Message {
-    Envelope envelope;
-    bool active_message = false;
-    HandlerId handler = 0;
-    std::uint32_t send_request = 0;
-  };
   /// Software cost on the sender's core before the message leaves (the layer's send path).
-  virtual CpuCharge send_cost(const Message& m) const;
+  CpuCharge send_overhead(const Message& m) override;
   /// Extra cost on the receiver's core once a message is in (a layer's handler, matching).
   virtual CpuCharge arrival_cost(const Message&) const { return {}; }
   /// Bytes of protocol metadata the message carries (DCMF's, plus a layer's own header).
   virtual Bytes header_bytes() const { return d_.header; }
   virtual Bytes eager_limit() const { return d_.eager_limit; }
   /// The protocol moving one message; completes its send request and delivers it.
-  virtual Task<> protocol(Message m);
+  Task<> protocol(Message m) override;
 
   /// Receiver's core: one advance that finds `bytes` in memory-FIFO packets and copies them out.
   CpuCharge fifo_receive_cost(Bytes bytes) const;
-  Time copy_time(Bytes bytes) const { return transfer_time(bytes, job_.machine.node.memcpy_bandwidth); }
   /// A callback for a transfer's injection: the sender's core polls the injection counter and
   /// the send request completes.
   Callback local_completion(const Message& m);
-  /// Hands an arrived message to the matching engine or the active-message queue.
-  void arrive(const Message& m);
 
   nic::BgpDma dma_;
   DcmfParams d_;
 
  private:
-  Task<Request> start(Message m);
   Task<> eager(Message m);
   Task<> rendezvous(Message m);
   void complete_after_poll(std::uint64_t request_and_rank);
@@ -105,7 +93,7 @@ class MpiDcmfLayer final : public DcmfLayer {
   const MpiDcmfParams& mpi() const { return m_; }
 
  private:
-  CpuCharge send_cost(const Message& m) const override;
+  CpuCharge send_overhead(const Message& m) override;
   CpuCharge arrival_cost(const Message& m) const override;
   Bytes header_bytes() const override { return d_.header + m_.header; }
   Bytes eager_limit() const override { return m_.eager_limit - 1; }

@@ -24,8 +24,7 @@ struct GasnetParams {
 
 class GasnetDcmfLayer final : public DcmfLayer {
  public:
-  GasnetDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf, const GasnetParams& gasnet)
-      : DcmfLayer(job, nic, dcmf), g_(gasnet) {}
+  GasnetDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf, const GasnetParams& gasnet);
   std::string_view name() const override { return "gasnet_dcmf"; }
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
@@ -33,7 +32,7 @@ class GasnetDcmfLayer final : public DcmfLayer {
   const GasnetParams& gasnet() const { return g_; }
 
  private:
-  CpuCharge send_cost(const Message&) const override { return CpuCharge(CpuUse::send, g_.am_cpu + d_.send_cpu); }
+  CpuCharge send_overhead(const Message&) override { return CpuCharge(CpuUse::send, g_.am_cpu + d_.send_cpu); }
   CpuCharge arrival_cost(const Message&) const override { return CpuCharge(CpuUse::scheduler, g_.am_cpu); }
   Bytes header_bytes() const override { return d_.header + g_.am_header; }
   /// A non-blocking put's ack is in: the initiator's core finds it, then its request completes.

@@ -1,8 +1,8 @@
 // What the messaging layers built on a NIC model share (Gemini's uGNI, MPI and Charm++ layers,
-// InfiniBand's verbs and MPI layers, Blue Gene/Q's PAMI and MPI over PAMI): a send charges its
-// software cost on the sender's core, then its protocol runs as a process of its own, which
-// completes the send's request where the layer would and hands the message to the matching
-// engine or the handler queue.
+// InfiniBand's verbs and MPI layers, Blue Gene/P's DCMF, MPI and GASNet over DCMF, Blue Gene/Q's
+// PAMI and MPI over PAMI): a send charges its software cost on the sender's core, then its
+// protocol runs as a process of its own, which completes the send's request where the layer
+// would and hands the message to the matching engine or the handler queue.
 #pragma once
 
 #include "models/messaging/messaging.hpp"

@@ -204,14 +204,21 @@ TEST_CASE("packet wire bytes follow the machine's format", "[network]") {
   CHECK(f.wire_offset(128) + (f.wire_offset(200) - f.wire_offset(128)) == f.wire_offset(200));
 }
 
+namespace {
+// Deterministic draws below `bound` for the timelines' random bookings.
+struct TimelineDraws {
+  std::uint64_t state;
+  Time operator()(std::uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<Time>((state >> 33) % bound);
+  }
+};
+}  // namespace
+
 TEST_CASE("a timeline's reserve() books what first_idle(), plan() and book() would", "[network][timeline]") {
   // Random bookings, short and long, gaps and back-to-back, on two copies of one link: the
   // fused path must leave the same intervals and return the same instants.
-  std::uint64_t state = 12345;
-  auto next = [&state](std::uint64_t bound) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<Time>((state >> 33) % bound);
-  };
+  TimelineDraws next{12345};
   std::size_t longest = 0;
   for (int run = 0; run < 200; ++run) {
     net::LinkTimeline fused, reference;
@@ -238,4 +245,40 @@ TEST_CASE("a timeline's reserve() books what first_idle(), plan() and book() wou
     }
   }
   CHECK(longest > 16);
+}
+
+TEST_CASE("a long timeline books in its middle as a plain list of intervals would", "[network][timeline]") {
+  // Bookings far ahead of the head leave hundreds of intervals; later ones land anywhere in
+  // them (merging several, or inserted between two), so both ends of a booking move, by
+  // element and by memmove. The reference keeps the intervals in a plain sorted list.
+  TimelineDraws next{777};
+  std::size_t longest = 0;
+  for (int run = 0; run < 20; ++run) {
+    net::LinkTimeline timeline;
+    std::vector<std::pair<Time, Time>> reference;
+    Time now = 0;
+    for (int step = 0; step < 2000; ++step) {
+      if (next(40) == 0) now += next(3000);
+      timeline.forget_before(now);
+      std::erase_if(reference, [now](const auto& i) { return i.second <= now; });
+      const Time from = now + next(100000);
+      const Time duration = 1 + next(60);
+      const auto plan = timeline.plan(from, duration);
+      Time head = now;
+      REQUIRE(timeline.reserve(head, from, duration) == plan.end);
+      // The plan fills every gap between its first instant and its end: one merged interval.
+      std::vector<std::pair<Time, Time>> merged;
+      Time lo = plan.first, hi = plan.end;
+      for (const auto& i : reference) {
+        if (i.second < lo || i.first > hi) merged.push_back(i);
+        else lo = std::min(lo, i.first), hi = std::max(hi, i.second);
+      }
+      merged.emplace_back(lo, hi);
+      std::sort(merged.begin(), merged.end());
+      reference = merged;
+      REQUIRE(timeline.busy_intervals() == reference);
+      longest = std::max(longest, timeline.intervals());
+    }
+  }
+  CHECK(longest > 200);
 }
