@@ -34,9 +34,9 @@ constexpr ParamSpec kSensitivitySpecs[] = {
     {"parameters", ParamKind::text_list, "[]", "", "", "",
      "paths inside the machine (\"nic.smsg_send_cpu\"), each a number or a quantity (\"100ns\", \"8KiB\")", "-"},
     {"set", ParamKind::text_list, "[]", "", "", "", "--set overrides for the sensitivity runs", "-"},
-    {"note", ParamKind::text, "", "", "", "", "what 'set' changes, for the report", "-"},
+    {"note", ParamKind::text, "", "", "", "", "what the report says about the runs (what 'set' changes, which points run)", "-"},
     {"always", ParamKind::boolean, "false", "", "", "",
-     "computed by every full-scale validate, not only with --sensitivity (for a claim whose runs are cheap)", "-"},
+     "computed by every full-scale validate, not only with --sensitivity", "-"},
 };
 constexpr ParamSpec kPaperSpecs[] = {
     {"title", ParamKind::text, kRequired, "", "", "", "title", "-"},
