@@ -183,19 +183,27 @@ Task<> Fft3d::run(Comm c) {
   ++done_;
 }
 
+// Not a coroutine: the layer's task is returned as it is (a frame per message is millions).
 Task<rt::Request> Fft3d::post_block(Comm c, Rank to, Bytes bytes, rt::Tag tag) {
-  if (upc()) co_return co_await c.iput(to, bytes);
-  co_return co_await c.isend(to, bytes, tag);
+  return upc() ? c.iput(to, bytes) : c.isend(to, bytes, tag);
 }
 
 namespace {
+bool must_drain(const std::deque<rt::Request>& pending, std::size_t limit) {
+  return !pending.empty() && (pending.front().done() || pending.size() > limit);
+}
 // Drops requests already done from the front, then waits for the oldest while over `limit`.
-Task<> drain(std::deque<rt::Request>& pending, std::size_t limit) {
-  while (!pending.empty() && (pending.front().done() || pending.size() > limit)) {
+Task<> drain_slow(std::deque<rt::Request>& pending, std::size_t limit) {
+  while (must_drain(pending, limit)) {
     rt::Request& oldest = pending.front();  // named: GCC would await a copy of front()'s result
     co_await oldest;
     pending.pop_front();
   }
+}
+// The same, with no coroutine frame when there is nothing to drop (after most sends).
+Task<> drain(std::deque<rt::Request>& pending, std::size_t limit) {
+  if (!must_drain(pending, limit)) return Task<>::done();
+  return drain_slow(pending, limit);
 }
 }  // namespace
 

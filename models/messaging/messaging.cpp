@@ -60,8 +60,9 @@ Request MessagingLayer::irecv(Rank self, Rank src, Tag tag) {
   Unexpected arrived{};
   if (!q.unexpected.take_first([&](const Unexpected& u) { return matches(src, tag, u.envelope); }, arrived))
     q.posted.push_back({src, tag, index});
-  else if (arrived.waiter)
-    arrived.waiter->matched(index);
+  else if (arrived.on_match.fn)
+    kernel().at(kernel().now(), {arrived.on_match.fn, arrived.on_match.ctx,
+                                 arrived.on_match.arg | std::uint64_t{index} << 32});
   else
     requests_.complete(index, arrived.envelope);
   return Request(&requests_, index);
@@ -73,27 +74,36 @@ void MessagingLayer::deliver(const Envelope& envelope) {
   if (q.posted.take_first([&](const PostedReceive& p) { return matches(p.src, p.tag, envelope); }, posted))
     requests_.complete(posted.request, envelope);
   else
-    q.unexpected.push_back({envelope, nullptr});
+    q.unexpected.push_back({envelope, {}});
 }
 
 MessagingLayer::MatchWait MessagingLayer::match_receive(const Envelope& envelope) { return MatchWait(*this, envelope); }
 
-bool MessagingLayer::MatchWait::await_ready() {
-  RankQueues& q = layer_->ranks_[static_cast<std::size_t>(envelope_.dst)];
+bool MessagingLayer::take_posted(const Envelope& envelope, std::uint32_t& request) {
+  RankQueues& q = ranks_[static_cast<std::size_t>(envelope.dst)];
   PostedReceive posted{};
-  if (!q.posted.take_first([&](const PostedReceive& p) { return matches(p.src, p.tag, envelope_); }, posted)) return false;
-  request_ = posted.request;
+  if (!q.posted.take_first([&](const PostedReceive& p) { return matches(p.src, p.tag, envelope); }, posted)) return false;
+  request = posted.request;
   return true;
 }
 
-void MessagingLayer::MatchWait::await_suspend(std::coroutine_handle<> h) {
-  waiter_ = h;
-  layer_->ranks_[static_cast<std::size_t>(envelope_.dst)].unexpected.push_back({envelope_, this});
+bool MessagingLayer::match_or_wait(const Envelope& envelope, std::uint32_t& request, Callback on_match) {
+  if (take_posted(envelope, request)) return true;
+  ranks_[static_cast<std::size_t>(envelope.dst)].unexpected.push_back({envelope, on_match});
+  return false;
 }
 
-void MessagingLayer::MatchWait::matched(std::uint32_t request) {
-  request_ = request;
-  layer_->kernel().resume_now(waiter_);
+bool MessagingLayer::MatchWait::await_ready() { return layer_->take_posted(envelope_, request_); }
+
+void MessagingLayer::MatchWait::await_suspend(std::coroutine_handle<> h) {
+  waiter_ = h;
+  layer_->ranks_[static_cast<std::size_t>(envelope_.dst)].unexpected.push_back({envelope_, {&matched, this, 0}});
+}
+
+void MessagingLayer::MatchWait::matched(void* self, std::uint64_t request_in_upper_half) {
+  auto* wait = static_cast<MatchWait*>(self);
+  wait->request_ = static_cast<std::uint32_t>(request_in_upper_half >> 32);
+  wait->waiter_.resume();
 }
 
 HandlerId MessagingLayer::register_handler(AmHandler handler) {

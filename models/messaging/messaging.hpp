@@ -195,6 +195,11 @@ class MessagingLayer {
   /// request, which the protocol completes itself (requests_.complete) when the data is in.
   class MatchWait;
   MatchWait match_receive(const Envelope& envelope);
+  /// The same for protocols written as events (no coroutine per message): takes a posted
+  /// receive matching `envelope` and returns true with its request in `request`; or, if none
+  /// is posted, returns false and queues `on_match`, which runs as an event at the time a
+  /// receive matches, with that receive's request in the upper 32 bits of its argument.
+  bool match_or_wait(const Envelope& envelope, std::uint32_t& request, Callback on_match);
   /// Queues an arrived active message; the rank runs its handlers one at a time, in order.
   void deliver_am(HandlerId handler, const Envelope& envelope);
   /// Extra cost a layer charges before running each handler (scheduler, envelope decoding).
@@ -219,8 +224,9 @@ class MessagingLayer {
   };
   struct Unexpected {
     Envelope envelope;
-    MatchWait* waiter;  // a rendezvous waiting for its receive, or null for data already in
+    Callback on_match;  // a rendezvous waiting for its receive, or empty for data already in
   };
+  bool take_posted(const Envelope& envelope, std::uint32_t& request);
   struct QueuedAm {
     HandlerId handler;
     Envelope envelope;
@@ -263,9 +269,9 @@ class MessagingLayer::MatchWait {
   bool await_ready();
   void await_suspend(std::coroutine_handle<> h);
   std::uint32_t await_resume() const { return request_; }
-  void matched(std::uint32_t request);
 
  private:
+  static void matched(void* self, std::uint64_t request_in_upper_half);
   MessagingLayer* layer_;
   Envelope envelope_;
   std::uint32_t request_ = 0;

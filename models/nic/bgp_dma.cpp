@@ -103,6 +103,10 @@ Task<> BgpDma::transfer(Rank from, Rank to, Bytes bytes, Callback injected) {
   co_await Transfer(job_.network, job_.node_of(from), job_.node_of(to), bytes, injected);
 }
 
+void BgpDma::start_transfer(Rank from, Rank to, Bytes bytes, Callback delivered, Callback injected) {
+  job_.network.start({job_.node_of(from), job_.node_of(to), bytes, injected, delivered, nullptr});
+}
+
 Task<> BgpDma::remote_get(Rank initiator, Rank target, Bytes bytes, Callback data_injected) {
   co_await transfer(initiator, target, p_.descriptor_bytes);
   co_await job_.kernel.sleep(p_.remote_get_turnaround);

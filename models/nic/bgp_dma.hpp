@@ -95,6 +95,8 @@ class BgpDma {
   /// sent the last byte (the sender's injection counter reaches zero): the sender's buffer
   /// may be reused, once its core has polled the counter.
   Task<> transfer(Rank from, Rank to, Bytes bytes, Callback injected = {});
+  /// The same for a protocol written as events: `delivered` runs when the last byte is in.
+  void start_transfer(Rank from, Rank to, Bytes bytes, Callback delivered, Callback injected = {});
   /// A remote get: the request packet to `target`, the target DMA's turnaround, then `bytes`
   /// back to `initiator` as a direct put. Resumes when they are in the initiator's memory;
   /// `data_injected` runs when the target's DMA has sent them.

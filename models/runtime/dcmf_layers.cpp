@@ -1,6 +1,7 @@
 #include "models/runtime/dcmf_layers.hpp"
 
 #include "models/collectives/collectives.hpp"
+#include "sim/core/slot_pool.hpp"
 
 namespace torsim::rt {
 
@@ -70,8 +71,6 @@ MpiDcmfParams parse_mpi_dcmf(const ParamReader& r) {
 std::uint64_t with_rank(std::uint32_t index, Rank rank) {
   return index | std::uint64_t{static_cast<std::uint32_t>(rank)} << 32;
 }
-// Active messages have no receive to match.
-Task<std::uint32_t> no_match() { co_return 0; }
 CpuCharge operator+(CpuCharge a, const CpuCharge& b) {
   for (std::size_t i = 0; i < kCpuUses; ++i) a.parts[i] += b.parts[i];
   return a;
@@ -196,26 +195,82 @@ CpuCharge MpiDcmfLayer::arrival_cost(const Message&) const {
   return CpuCharge(CpuUse::match, m_.match_cpu).add(CpuUse::receive, m_.recv_cpu);
 }
 
-Task<> MpiDcmfLayer::protocol(Message m) {
-  return m.envelope.size < m_.eager_limit ? DcmfLayer::protocol(m) : mpi_rendezvous(m);
+void MpiDcmfLayer::launch(const Message& m) {
+  if (m.envelope.size < m_.eager_limit) return DcmfLayer::launch(m);
+  kernel().at(kernel().now(), step(this, rendezvous_.add({m, 0}), Step::send_rts));
+}
+
+Callback MpiDcmfLayer::step(MpiDcmfLayer* layer, SlotPool<Rendezvous>::Index index, Step next) {
+  return member_callback<MpiDcmfLayer, &MpiDcmfLayer::advance>(
+      layer, index | std::uint64_t{static_cast<std::uint8_t>(next)} << 32);
+}
+
+void MpiDcmfLayer::after_cpu(Rank r, const CpuCharge& charge, SlotPool<Rendezvous>::Index index, Step next) {
+  kernel().at(occupy_cpu(r, charge), step(this, index, next));
+}
+
+void MpiDcmfLayer::transfer_then(Rank from, Rank to, Bytes bytes, SlotPool<Rendezvous>::Index index, Step next) {
+  dma_.start_transfer(from, to, bytes, step(this, index, next));
 }
 
 // MPI's own rendezvous (DCMF's is off in MPICH's DCMF device): a request to send; once a
-// receive matches, the receiver pins its buffer and gets the data; its acknowledgement (a
-// control message) completes the send. A send never completes before its receive is posted.
-Task<> MpiDcmfLayer::mpi_rendezvous(Message m) {
-  const Envelope& e = m.envelope;
-  co_await dma_.transfer(e.src, e.dst, m_.rts_bytes + d_.header);
-  co_await on_cpu(e.dst, fifo_receive_cost(m_.rts_bytes + d_.header).add(CpuUse::match, m_.match_cpu));
-  const std::uint32_t receive = m.active_message ? co_await no_match() : co_await match_receive(e);
-  co_await on_cpu(e.dst, CpuCharge(CpuUse::registration, m_.memregion_cpu).add(CpuUse::send, d_.get_cpu));
-  co_await dma_.remote_get(e.dst, e.src, e.size);
-  co_await on_cpu(e.dst, CpuCharge(CpuUse::poll, d_.poll_cpu).add(CpuUse::receive, m_.recv_cpu)
-                             .add(CpuUse::send, d_.control_cpu));
-  complete_receive(m, receive);
-  co_await dma_.transfer(e.dst, e.src, m_.ack_bytes);
-  co_await on_cpu(e.src, fifo_receive_cost(m_.ack_bytes).add(CpuUse::receive, m_.recv_cpu));
-  requests_.complete(m.send_request);
+// receive matches, the receiver pins its buffer and gets the data (a remote get: descriptor
+// out, the sender's DMA turns it round, data back); its acknowledgement (a control message)
+// completes the send. A send never completes before its receive is posted.
+void MpiDcmfLayer::advance(std::uint64_t index_and_step) {
+  const auto index = static_cast<SlotPool<Rendezvous>::Index>(index_and_step);
+  const Envelope e = rendezvous_[index].m.envelope;
+  switch (static_cast<Step>(index_and_step >> 32)) {
+    case Step::send_rts:
+      return transfer_then(e.src, e.dst, m_.rts_bytes + d_.header, index, Step::rts_in);
+    case Step::rts_in:
+      return after_cpu(e.dst, fifo_receive_cost(m_.rts_bytes + d_.header).add(CpuUse::match, m_.match_cpu), index,
+                       Step::rts_handled);
+    case Step::rts_handled:
+      return rts_handled(index);
+    case Step::request_data:
+      return transfer_then(e.dst, e.src, dma_.params().descriptor_bytes, index, Step::descriptor_in);
+    case Step::descriptor_in:
+      return kernel().after(dma_.params().remote_get_turnaround, step(this, index, Step::send_data));
+    case Step::send_data:
+      return transfer_then(e.src, e.dst, e.size, index, Step::data_in);
+    case Step::data_in:
+      return after_cpu(e.dst, CpuCharge(CpuUse::poll, d_.poll_cpu).add(CpuUse::receive, m_.recv_cpu)
+                                  .add(CpuUse::send, d_.control_cpu), index, Step::data_handled);
+    case Step::data_handled:
+      return data_handled(index);
+    case Step::ack_in:
+      return after_cpu(e.src, fifo_receive_cost(m_.ack_bytes).add(CpuUse::receive, m_.recv_cpu), index, Step::done);
+    case Step::done:
+      requests_.complete(rendezvous_[index].m.send_request);
+      return rendezvous_.release(index);
+  }
+}
+
+// The RTS is handled: wait for a matching receive (an active message has none), then pin
+// the buffer and post the get.
+void MpiDcmfLayer::rts_handled(SlotPool<Rendezvous>::Index index) {
+  Rendezvous& r = rendezvous_[index];
+  if (!r.m.active_message &&
+      !match_or_wait(r.m.envelope, r.receive, member_callback<MpiDcmfLayer, &MpiDcmfLayer::receive_matched>(this, index)))
+    return;
+  receive_matched(index | std::uint64_t{r.receive} << 32);
+}
+
+void MpiDcmfLayer::receive_matched(std::uint64_t index_and_request) {
+  const auto index = static_cast<SlotPool<Rendezvous>::Index>(index_and_request);
+  rendezvous_[index].receive = static_cast<std::uint32_t>(index_and_request >> 32);
+  after_cpu(rendezvous_[index].m.envelope.dst,
+            CpuCharge(CpuUse::registration, m_.memregion_cpu).add(CpuUse::send, d_.get_cpu), index,
+            Step::request_data);
+}
+
+// The data is in: the receive completes (which may run the receiver's program and post
+// more messages: the record is read before), and the ack goes back.
+void MpiDcmfLayer::data_handled(SlotPool<Rendezvous>::Index index) {
+  const Rendezvous r = rendezvous_[index];
+  complete_receive(r.m, r.receive);
+  transfer_then(r.m.envelope.dst, r.m.envelope.src, m_.ack_bytes, index, Step::ack_in);
 }
 
 // MPI_Put / MPI_Get on a window: DCMF_Put / DCMF_Get with MPI's call path around them.
@@ -232,6 +287,13 @@ Task<> MpiDcmfLayer::get(Rank self, Rank target, Bytes size) {
 MpiDcmfLayer::MpiDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfParams& dcmf, const MpiDcmfParams& mpi)
     : DcmfLayer(job, nic, dcmf), m_(mpi) {
   set_collectives(std::make_unique<BgpCollectives>(*this, true));
+  // A step reads its record a network crossing or a core's queue after the last: asked for
+  // one event ahead.
+  job.kernel.add_prefetcher(member_callback<MpiDcmfLayer, &MpiDcmfLayer::advance>(this).fn,
+                            [](const void* layer, std::uint64_t index_and_step) {
+                              __builtin_prefetch(&static_cast<const MpiDcmfLayer*>(layer)->rendezvous_[
+                                  static_cast<SlotPool<Rendezvous>::Index>(index_and_step)]);
+                            });
 }
 
 std::unique_ptr<MessagingLayer> make_dcmf_layer(const ParamReader& r, Job& job) {

@@ -11,7 +11,7 @@ Task<Request> ProtocolLayer::start(Message m) {
   Request request(&requests_, m.send_request);
   if (const CpuCharge overhead = send_overhead(m); overhead.total() > 0) co_await on_cpu(m.envelope.src, overhead);
   if (sends_complete_at_post()) complete_send(m);
-  kernel().spawn(protocol(m));
+  launch(m);
   co_return request;
 }
 

@@ -31,6 +31,10 @@ class ProtocolLayer : public MessagingLayer {
   void complete_send(Message& m);
   /// The protocol moving one message; completes `m.send_request` and delivers the message.
   virtual Task<> protocol(Message m) = 0;
+  /// Starts the protocol of a message its sender has posted: by default protocol(m) as a
+  /// process of its own, first run at the current time. A layer may run a hot protocol as
+  /// events instead (see MpiDcmfLayer): it then schedules its first step at the current time.
+  virtual void launch(const Message& m) { kernel().spawn(protocol(m)); }
   /// Hands an arrived message to the matching engine or the active-message queue.
   void arrive(const Message& m);
   /// Completes the receive of a rendezvous message once its data is in.

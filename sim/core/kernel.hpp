@@ -61,7 +61,7 @@ class Kernel {
   void stop() { stopped_ = true; }
   /// A hint: before running an event, the kernel calls `prefetch(ctx, arg)` for the event
   /// after it if that one calls `fn` and is already known (in the queue's run or the
-  /// same-time FIFO), so that its data is on its way. It must change nothing. Up to four
+  /// same-time FIFO), so that its data is on its way. It must change nothing. Up to six
   /// prefetchers; later ones are ignored.
   void add_prefetcher(void (*fn)(void*, std::uint64_t), void (*prefetch)(const void*, std::uint64_t)) {
     if (prefetcher_count_ < prefetchers_.size()) prefetchers_[prefetcher_count_++] = {fn, prefetch};
@@ -125,7 +125,7 @@ class Kernel {
     void (*fn)(void*, std::uint64_t);
     void (*prefetch)(const void*, std::uint64_t);
   };
-  std::array<Prefetcher, 4> prefetchers_{};
+  std::array<Prefetcher, 6> prefetchers_{};  // a NIC, a flow-control model and a layer may each add two
   std::size_t prefetcher_count_ = 0;
 
   Time now_ = 0;

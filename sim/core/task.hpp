@@ -143,12 +143,16 @@ class [[nodiscard]] Task<void> {
   }
   ~Task() { reset({}); }
 
-  bool await_ready() const noexcept { return false; }
+  /// A finished task with no coroutine frame: for an operation that finds nothing to wait for.
+  static Task done() { return Task(Handle{}); }
+  bool await_ready() const noexcept { return !handle_; }
   std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
     handle_.promise().continuation = awaiting;
     return handle_;
   }
-  void await_resume() const { handle_.promise().rethrow_if_failed(); }
+  void await_resume() const {
+    if (handle_) handle_.promise().rethrow_if_failed();
+  }
 
  private:
   explicit Task(Handle h) : handle_(h) {}

@@ -122,6 +122,28 @@ TEST_CASE("coroutines sleep, nest and return values", "[kernel]") {
   CHECK(k.live_processes() == 0);
 }
 
+namespace {
+Task<> maybe_sleep(Kernel& k, bool sleep, std::vector<Time>& woke) {
+  if (!sleep) return Task<>::done();
+  return sleeper(k, 7, woke);
+}
+Task<> await_twice(Kernel& k, std::vector<Time>& when) {
+  co_await maybe_sleep(k, false, when);
+  when.push_back(k.now());
+  co_await maybe_sleep(k, true, when);
+  when.push_back(k.now());
+}
+}  // namespace
+
+TEST_CASE("a finished task resumes its awaiter at once, with no event", "[kernel]") {
+  Kernel k;
+  std::vector<Time> when;
+  k.spawn(await_twice(k, when));
+  k.run();
+  CHECK(when == std::vector<Time>{0, 7, 7});  // the sleeper's wake, then the awaiter's
+  CHECK(k.events_processed() == 2);  // the start and the one sleep
+}
+
 TEST_CASE("an exception in a process surfaces from run()", "[kernel]") {
   Kernel k;
   k.spawn(thrower(k));
