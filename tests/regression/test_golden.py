@@ -306,7 +306,9 @@ class CheckAndUpdate(unittest.TestCase):
                 self.assertFalse(os.path.exists(os.path.join(self.root, "validation")))
 
     def test_the_repository_table_is_well_formed(self):
-        self.assertIsInstance(golden.reduced_runs(), dict)
+        reduced = golden.reduced_runs()
+        fft = {"scenarios/bgp/scale/fft-upc.json", "scenarios/bgp/scale/fft-mpi.json"}
+        self.assertLessEqual(fft, set(reduced))
 
 
 if __name__ == "__main__":
