@@ -12,12 +12,18 @@
 
 The engine is deterministic, so outputs are compared exactly, types included (8 and 8.0
 differ). Goldens live in validation/golden/<scenario path under scenarios/>.
+
+A scenario too costly for the test suite in full is run, by check and update alike, with the
+--set overrides that tests/regression/reduced.json records for it, with the reason:
+  {"scenarios": {"scenarios/x/y.json": {"set": ["workload.nz=128"], "why": "one line"}}}
+Its golden records them under "golden_overrides", so a change of them shows as a diff.
 """
 import argparse
 import datetime
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,6 +33,8 @@ POINT_KEYS = ("sweep", "job", "metrics", "series", "counters", "simulated_time_u
 # Prose is not a model output: a preset's description must not move a golden (it is not even
 # updated when a scenario overrides the preset's topology).
 MACHINE_PROSE_KEYS = ("description",)
+OVERRIDES_KEY = "golden_overrides"
+SET_PATTERN = re.compile(r"[^=\s]+=.+", re.DOTALL)  # torsim run's --set path=value
 MAX_LINES = 40
 VALUE_WIDTH = 80
 CHANGELOG_HEADER = """# Changes of golden model outputs
@@ -50,6 +58,10 @@ def scenarios_dir(root):
 
 def changelog_path(root):
     return os.path.join(root, "validation", "CHANGELOG.md")
+
+
+def reduced_table_path(root):
+    return os.path.join(root, "tests", "regression", "reduced.json")
 
 
 def is_machine_preset(relative_to_scenarios):
@@ -88,6 +100,63 @@ def golden_path(scenario, root=ROOT):
     return os.path.join(root, "validation", "golden", under_scenarios)
 
 
+# --- reduced runs ---------------------------------------------------------------------------
+
+def is_one_line(text):
+    return isinstance(text, str) and bool(text.strip()) and len(text.splitlines()) == 1 \
+        and not text.endswith(("\n", "\r"))
+
+
+def check_reduced_entry(where, scenario, entry, covered):
+    if scenario not in covered:
+        raise GoldenError(f"{where}: expected the path of a scenario covered by the regression, "
+                          "relative to the repository root (scenarios/**/*.json, except scenarios/machines/)")
+    if not isinstance(entry, dict) or set(entry) != {"set", "why"}:
+        raise GoldenError(f'{where}: expected an object with the keys "set" and "why" only, got {show(entry)}')
+    sets = entry["set"]
+    if not isinstance(sets, list) or not sets or not all(
+            isinstance(s, str) and SET_PATTERN.fullmatch(s) for s in sets):
+        raise GoldenError(f'{where}.set: expected a non-empty list of "path=value" strings '
+                          f"(torsim run's --set), got {show(sets)}")
+    if not is_one_line(entry["why"]):
+        raise GoldenError(f"{where}.why: expected one non-empty line saying why the golden runs "
+                          f"reduced, got {show(entry['why'])}")
+
+
+def reduced_runs(root=ROOT):
+    """{scenario: {"set": [...], "why": "..."}} from tests/regression/reduced.json, every entry
+    checked ({} without the file). A malformed entry is an error naming its JSON path."""
+    path = reduced_table_path(root)
+    if not os.path.exists(path):
+        return {}
+    name = os.path.relpath(path, root)
+    try:
+        with open(path) as f:
+            table = json.load(f)
+    except ValueError as error:
+        raise GoldenError(f"{name}: not valid JSON: {error}") from error
+    if not isinstance(table, dict) or not isinstance(table.get("scenarios"), dict):
+        raise GoldenError(f'{name}: expected an object whose "scenarios" is an object '
+                          '(scenario path -> {"set": [...], "why": "..."})')
+    covered = set(scenario_files(root))
+    for scenario, entry in table["scenarios"].items():
+        check_reduced_entry(f"{name}: scenarios.{json.dumps(scenario)}", scenario, entry, covered)
+    return table["scenarios"]
+
+
+def overrides_of(scenario, reduced):
+    """The --set overrides a scenario's golden runs with ([] for most), and why."""
+    entry = reduced.get(scenario, {"set": [], "why": ""})
+    return entry["set"], entry["why"]
+
+
+def run_label(scenario, sets, why):
+    """The scenario, and how its golden runs when it is reduced."""
+    if not sets:
+        return scenario
+    return f"{scenario} (run with {' '.join('--set ' + s for s in sets)}: {why})"
+
+
 # --- running torsim ---------------------------------------------------------------------------
 
 def extract(results):
@@ -103,10 +172,11 @@ def torsim_command(torsim):
     return os.path.abspath(torsim) if os.sep in torsim else torsim
 
 
-def run_torsim(torsim, scenario, root=ROOT):
-    """torsim's results.json for a root-relative scenario path, parsed."""
+def run_torsim(torsim, scenario, root=ROOT, sets=()):
+    """torsim's results.json for a root-relative scenario path run with `sets`, parsed."""
     with tempfile.TemporaryDirectory(prefix="torsim-golden-") as out:
         command = [torsim_command(torsim), "run", scenario, "--out", out, "--quiet"]
+        command += [arg for s in sets for arg in ("--set", s)]
         try:
             proc = subprocess.run(command, cwd=root, capture_output=True, text=True)
         except OSError as error:
@@ -120,11 +190,19 @@ def run_torsim(torsim, scenario, root=ROOT):
             raise GoldenError(f"torsim wrote no readable results.json for {scenario}: {error}") from error
 
 
-def model_outputs(torsim, scenario, root=ROOT):
+def model_outputs(torsim, scenario, root=ROOT, sets=()):
     try:
-        return extract(run_torsim(torsim, scenario, root))
+        return extract(run_torsim(torsim, scenario, root, sets))
     except (KeyError, TypeError, AttributeError) as error:
         raise GoldenError(f"results.json of {scenario} lacks an expected key: {error!r}") from error
+
+
+def golden_document(torsim, scenario, root=ROOT, sets=()):
+    """What a golden holds: the model outputs, and the overrides they were run with if any."""
+    doc = model_outputs(torsim, scenario, root, sets)
+    if sets:
+        doc[OVERRIDES_KEY] = list(sets)
+    return doc
 
 
 # --- diff -------------------------------------------------------------------------------------
@@ -259,27 +337,23 @@ def update_hint(scenario):
 
 def check(torsim, scenario, root=ROOT):
     scenario = relative_scenario(scenario, root)
-    path = golden_path(scenario, root)
+    sets, why = overrides_of(scenario, reduced_runs(root))
+    label, path = run_label(scenario, sets, why), golden_path(scenario, root)
     if not os.path.exists(path):
-        print(f"no golden file {os.path.relpath(path, root)} for {scenario}; create it with:\n"
+        print(f"no golden file {os.path.relpath(path, root)} for {label}; create it with:\n"
               f"  {update_hint(scenario)}")
         return 1
     with open(path) as f:
         old = json.load(f)
-    lines = diff(old, model_outputs(torsim, scenario, root))
+    lines = diff(old, golden_document(torsim, scenario, root, sets))
     if not lines:
-        print(f"{scenario}: model outputs match {os.path.relpath(path, root)}")
+        print(f"{label}: model outputs match {os.path.relpath(path, root)}")
         return 0
-    print(f"{scenario}: {len(lines)} model outputs differ from {os.path.relpath(path, root)} (old -> new)")
+    print(f"{label}: {len(lines)} model outputs differ from {os.path.relpath(path, root)} (old -> new)")
     for line in capped(lines):
         print("  " + line)
     print(f"If the change is intended, update the golden with its reason:\n  {update_hint(scenario)}")
     return 1
-
-
-def valid_reason(reason):
-    return isinstance(reason, str) and bool(reason.strip()) and len(reason.splitlines()) == 1 \
-        and not reason.endswith(("\n", "\r"))
 
 
 def changelog_line(reason, scenarios, all_scenarios, today=None):
@@ -310,17 +384,19 @@ def write_if_changed(path, text):
 
 
 def update(torsim, reason, scenarios, root=ROOT):
-    if not valid_reason(reason):
+    if not is_one_line(reason):
         print('update refused: give --reason "..." with one non-empty line saying why the model '
               "outputs changed (it is recorded in validation/CHANGELOG.md)", file=sys.stderr)
         return 2
     every_scenario = not scenarios
     names = list(dict.fromkeys(relative_scenario(s, root) for s in scenarios)) or scenario_files(root)
     # Run everything before writing anything: a torsim failure leaves no half-updated goldens.
-    texts = {name: dump(model_outputs(torsim, name, root)) for name in names}
+    reduced = reduced_runs(root)
+    overrides = {name: overrides_of(name, reduced) for name in names}
+    texts = {name: dump(golden_document(torsim, name, root, overrides[name][0])) for name in names}
     changed = [name for name in names if write_if_changed(golden_path(name, root), texts[name])]
     for name in names:
-        print(f"{'updated  ' if name in changed else 'unchanged'}  {name}")
+        print(f"{'updated  ' if name in changed else 'unchanged'}  {run_label(name, *overrides[name])}")
     if not changed:
         print("no golden changed; validation/CHANGELOG.md left as it was")
         return 0

@@ -143,12 +143,16 @@ class Reason(unittest.TestCase):
 FAKE_TORSIM = textwrap.dedent("""\
     #!{python}
     # Writes results.json from the scenario's "results" field; a scenario with "fail" fails.
+    # --set NAME=VALUE sets the first point's metric NAME to the JSON VALUE.
     import json, os, sys
     scenario, out = sys.argv[2], sys.argv[4]
     spec = json.load(open(scenario))
     if spec.get("fail"):
         sys.stderr.write("error: simulated failure\\n")
         sys.exit(3)
+    sets = [arg for flag, arg in zip(sys.argv, sys.argv[1:]) if flag == "--set"]
+    for name, value in (s.split("=", 1) for s in sets):
+        spec["results"]["points"][0]["metrics"][name] = json.loads(value)
     os.makedirs(out, exist_ok=True)
     json.dump(spec["results"], open(os.path.join(out, "results.json"), "w"))
     """)
@@ -244,6 +248,67 @@ class CheckAndUpdate(unittest.TestCase):
     def test_a_machine_preset_is_not_a_scenario(self):
         with self.assertRaises(golden.GoldenError):
             golden.relative_scenario("scenarios/machines/m.json", self.root)
+
+    def reduce(self, scenarios):
+        self.write("tests/regression/reduced.json", json.dumps({"scenarios": scenarios}))
+
+    def test_a_reduced_golden_runs_with_its_overrides_and_records_them(self):
+        self.reduce({"scenarios/raw/b.json": {"set": ["latency_us=7.5"], "why": "too long in full"}})
+        status, out, _ = self.update()
+        self.assertEqual(status, 0)
+        self.assertIn("updated    scenarios/raw/b.json (run with --set latency_us=7.5: too long in full)", out)
+        reduced = json.loads(self.read("validation/golden/raw/b.json"))
+        self.assertEqual(reduced["points"][0]["metrics"]["latency_us"], 7.5)
+        self.assertEqual(reduced[golden.OVERRIDES_KEY], ["latency_us=7.5"])
+        self.assertNotIn(golden.OVERRIDES_KEY, json.loads(self.read("validation/golden/raw/a.json")))
+        status, out, _ = self.check("scenarios/raw/b.json")
+        self.assertEqual(status, 0)
+        self.assertIn("scenarios/raw/b.json (run with --set latency_us=7.5: too long in full): "
+                      "model outputs match", out)
+
+    def test_a_change_of_the_overrides_shows_in_check(self):
+        self.reduce({"scenarios/raw/b.json": {"set": ["latency_us=7.5"], "why": "too long in full"}})
+        self.update()
+        self.reduce({})
+        status, out, _ = self.check("scenarios/raw/b.json")
+        self.assertEqual(status, 1)
+        self.assertIn('golden_overrides: removed (was ["latency_us=7.5"])', out)
+        self.assertIn("points[0].metrics.latency_us: 7.5 -> 1.25", out)
+
+    def test_a_malformed_reduced_table_is_an_error_naming_the_entry(self):
+        good = {"set": ["workload.nz=128"], "why": "class D costs minutes"}
+        cases = {
+            "[]": 'expected an object whose "scenarios" is an object',
+            '{"scenarios": []}': 'expected an object whose "scenarios" is an object',
+            "{": "not valid JSON",
+        }
+        entries = [
+            ({"raw/b.json": good}, 'scenarios."raw/b.json": expected the path of a scenario'),
+            ({"scenarios/raw/zz.json": good}, 'scenarios."scenarios/raw/zz.json": expected the path'),
+            ({"scenarios/machines/m.json": good}, 'scenarios."scenarios/machines/m.json": expected the path'),
+            ({"scenarios/raw/b.json": {"set": ["a=1"]}}, 'keys "set" and "why" only'),
+            ({"scenarios/raw/b.json": {**good, "note": "x"}}, 'keys "set" and "why" only'),
+            ({"scenarios/raw/b.json": {**good, "set": []}}, '"scenarios/raw/b.json".set: expected a non-empty list'),
+            ({"scenarios/raw/b.json": {**good, "set": "a=1"}}, ".set: expected a non-empty list"),
+            ({"scenarios/raw/b.json": {**good, "set": ["nz 128"]}}, '.set: expected a non-empty list of "path=value"'),
+            ({"scenarios/raw/b.json": {**good, "why": ""}}, '"scenarios/raw/b.json".why: expected one non-empty line'),
+            ({"scenarios/raw/b.json": {**good, "why": "two\nlines"}}, ".why: expected one non-empty line"),
+        ]
+        cases.update({json.dumps({"scenarios": entry}): message for entry, message in entries})
+        for text, message in cases.items():
+            with self.subTest(table=text):
+                self.write("tests/regression/reduced.json", text)
+                with self.assertRaisesRegex(golden.GoldenError, r"^tests/regression/reduced\.json: .*"):
+                    self.check("scenarios/raw/a.json")
+                with self.assertRaises(golden.GoldenError) as raised:
+                    self.update()
+                self.assertIn(message, str(raised.exception))
+                self.assertFalse(os.path.exists(os.path.join(self.root, "validation")))
+
+    def test_the_repository_table_is_well_formed(self):
+        reduced = golden.reduced_runs()
+        fft = {"scenarios/bgp/scale/fft-upc.json", "scenarios/bgp/scale/fft-mpi.json"}
+        self.assertLessEqual(fft, set(reduced))
 
 
 if __name__ == "__main__":
