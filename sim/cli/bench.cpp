@@ -8,6 +8,8 @@
 //    median of three runs each);
 //  - bytes per idle rank at 1 M ranks, from the resident set before and after spawning them;
 //  - with --nqueens, the 15,360-core N-Queens run of claim C2 on both Charm++ layers;
+//  - with --fft, one iteration of NAS FT class D at 16,384 cores (claim C15) in each variant,
+//    the network messages per second set against UPC slabs' (the variant C15 is about);
 //  - with --simgrid, the same scenarios on the packet model and on the SimGrid backend.
 // --markdown prints the measured figures as rows of docs/performance.md's tables.
 // The timed figures also report the share of a core they had (CPU time over wall time): below
@@ -248,6 +250,29 @@ Json nqueens(bool quick) {
   return runs;
 }
 
+// Claim C15's largest point: NAS FT class D on intrepid-4096 (16,384 cores in VN mode), one
+// variant, as `torsim run` would run it; --quick: intrepid-128 (512 cores) with 128 planes.
+Json fft_run(const std::string& variant, bool quick) {
+  const auto scale = std::filesystem::path(presets_directory()).parent_path() / "bgp" / "scale";
+  const bool upc = variant == "upc_slabs";
+  std::vector<std::string> assignments{"workload.variant=" + variant};
+  assignments.push_back(std::string("sweep={\"machine\": [\"") + (quick ? "intrepid-128" : "intrepid-4096") + "\"]}");
+  if (quick) assignments.push_back("workload.nz=128");
+  const Scenario scenario((scale / (upc ? "fft-upc.json" : "fft-mpi.json")).string(), assignments);
+  Json out = timed_run(scenario.points().front().doc, message_counter, scenario.seed());
+  out["variant"] = variant;
+  out["planes"] = scenario.points().front().doc["workload"]["nz"];
+  return out;
+}
+
+Json fft(bool quick) {
+  Json runs = Json::array();
+  for (const char* variant : {"upc_slabs", "mpi_packed_slabs", "mpi_slabs"}) runs.push_back(fft_run(variant, quick));
+  const double baseline = runs[0]["messages_per_s"].get<double>();
+  for (auto& run : runs) run["rate_vs_upc_slabs"] = run["messages_per_s"].get<double>() / baseline;
+  return runs;
+}
+
 std::string three_digits(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", value);
@@ -264,6 +289,18 @@ void print_nqueens(const Json& runs) {
               << three_digits(n["events_per_s"].get<double>() / 1e6) << " M/s), "
               << three_digits(n["messages"].get<double>() / 1e6) << " M messages; " << percent_of_a_core(n["core_share"])
               << "\n";
+}
+
+void print_fft(const Json& runs) {
+  for (const auto& f : runs)
+    std::cout << "NAS FT, " << f["planes"] << " planes on " << f["ranks"] << " ranks, " << f["variant"].get<std::string>()
+              << ": " << three_digits(f["wall_s"].get<double>()) << " s, peak "
+              << three_digits(f["peak_resident_MB"].get<double>()) << " MB, "
+              << three_digits(f["events"].get<double>() / 1e6) << " M events, "
+              << three_digits(f["messages"].get<double>() / 1e6) << " M network messages ("
+              << three_digits(f["messages_per_s"].get<double>() / 1e6) << " M/s, "
+              << three_digits(f["rate_vs_upc_slabs"].get<double>()) << "x UPC slabs' rate); "
+              << percent_of_a_core(f["core_share"]) << "\n";
 }
 
 void print_simgrid(const Json& cases) {
@@ -371,7 +408,7 @@ void print_bench(const Json& r) {
 }
 
 struct BenchOptions {
-  bool quick = false, simgrid = false, nqueens = false, markdown = false;
+  bool quick = false, simgrid = false, nqueens = false, fft = false, markdown = false;
   std::string json_out;
   std::string command = "build/torsim bench";  // as the --markdown rows quote it
 };
@@ -388,7 +425,9 @@ BenchOptions parse_options(const std::vector<std::string>& args) {
     else if (arg == "--quick") o.quick = true;
     else if (arg == "--simgrid") o.simgrid = true;
     else if (arg == "--nqueens") o.nqueens = true;
-    else throw UsageError("bench takes [--quick] [--simgrid] [--nqueens] [--markdown] [--json FILE], got '" + arg + "'");
+    else if (arg == "--fft") o.fft = true;
+    else throw UsageError("bench takes [--quick] [--simgrid] [--nqueens] [--fft] [--markdown] [--json FILE], got '" + arg +
+                          "'");
     if (arg != "--markdown") o.command += " " + arg;  // the options that choose what is measured
   }
   return o;
@@ -409,10 +448,14 @@ void measure_default_figures(bool quick, Json& r) {
 int command_bench(const std::vector<std::string>& args) {
   const BenchOptions o = parse_options(args);
   Json r{{"quick", o.quick}};
-  if (!o.simgrid && !o.nqueens) measure_default_figures(o.quick, r);
+  if (!o.simgrid && !o.nqueens && !o.fft) measure_default_figures(o.quick, r);
   if (o.nqueens) {
     r["nqueens"] = nqueens(o.quick);
     print_nqueens(r["nqueens"]);
+  }
+  if (o.fft) {
+    r["fft"] = fft(o.quick);
+    print_fft(r["fft"]);
   }
   if (o.simgrid) {
     r["packet_vs_simgrid"] = simgrid_comparison(o.quick);

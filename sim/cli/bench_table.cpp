@@ -99,6 +99,22 @@ void nqueens_rows(const Json& runs, const std::string& command, std::ostream& ou
         command);
 }
 
+void fft_rows(const Json& runs, const std::string& command, std::ostream& out) {
+  for (const auto& f : runs) {
+    const bool upc = f["variant"] == "upc_slabs";
+    row(out,
+        "NAS FT, " + count(f["planes"]) + " planes, one iteration on " + count(f["ranks"]) + " cores, `" +
+            f["variant"].get<std::string>() + "`: wall time, peak memory",
+        "< 2 min, memory reported",
+        "**" + readable(f["wall_s"]) + " s, " + readable(f["peak_resident_MB"].get<double>() / 1e3) + " GB** (" +
+            core_share(f) + ")",
+        (upc ? std::string("the baseline: ") : readable(f["rate_vs_upc_slabs"]) + "x UPC slabs' rate; ") +
+            millions(f["messages"]) + " M network messages (" + millions(f["messages_per_s"]) + " M/s), " +
+            millions(f["events"]) + " M events",
+        command);
+  }
+}
+
 // The SimGrid side-by-side: a row of the main table for the largest case, then its own table.
 void simgrid_rows(const Json& cases, const std::string& command, std::ostream& out) {
   const Json& largest = cases.back();
@@ -133,6 +149,7 @@ void print_performance_rows(const Json& results, const std::string& command, std
   }
   if (results.contains("idle_ranks")) idle_ranks_row(results["idle_ranks"], command, out);
   if (results.contains("nqueens")) nqueens_rows(results["nqueens"], command, out);
+  if (results.contains("fft")) fft_rows(results["fft"], command, out);
   if (results.contains("packet_vs_simgrid")) simgrid_rows(results["packet_vs_simgrid"], command, out);
 }
 

@@ -37,11 +37,11 @@ const char* kUsage =
     "                  [--record-status FILE] [--sensitivity]\n"
     "      run the claims' scenarios, print claim | paper | simulated | tolerance | status, write the report;\n"
     "      --sensitivity: each claim's listed parameters at 0.5x and 2x (claims marked 'always': every full run)\n"
-    "  torsim bench [--quick] [--simgrid] [--nqueens] [--markdown] [--json FILE]\n"
+    "  torsim bench [--quick] [--simgrid] [--nqueens] [--fft] [--markdown] [--json FILE]\n"
     "      speed: kernel events/s, random 4 KiB messages/s on a 16x16x16 torus, bytes per idle rank;\n"
     "      --simgrid: the same scenarios on the packet model and the SimGrid backend, side by side;\n"
-    "      --nqueens: N-Queens at 15,360 cores on both Charm++ layers; --markdown: the figures as rows\n"
-    "      of docs/performance.md's tables\n";
+    "      --nqueens: N-Queens at 15,360 cores on both Charm++ layers; --fft: NAS FT class D at 16,384\n"
+    "      cores in its three variants; --markdown: the figures as rows of docs/performance.md's tables\n";
 
 struct Options {
   std::vector<std::string> positional;

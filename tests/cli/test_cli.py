@@ -179,6 +179,23 @@ class Bench(Scratch):
         self.assertEqual(len(rows), 2)
         self.assertTrue(all(row.endswith("| `build/torsim bench --nqueens --quick` |") for row in rows))
 
+    def test_quick_fft_bench(self):
+        path = os.path.join(self.dir, "fft.json")
+        proc = run("bench", "--fft", "--quick", "--markdown", "--json", path, check=True)
+        with open(path) as f:
+            runs = json.load(f)["fft"]
+        self.assertEqual([f["variant"] for f in runs], ["upc_slabs", "mpi_packed_slabs", "mpi_slabs"])
+        for f in runs:
+            self.assertEqual((f["planes"], f["ranks"]), (128, 512))
+            self.assertGreater(f["messages"], 0)
+            self.assertGreater(f["peak_resident_MB"], 0)
+            self.assertAlmostEqual(f["rate_vs_upc_slabs"], f["messages_per_s"] / runs[0]["messages_per_s"])
+        # MPI's rendezvous moves a message in four network messages, UPC's put in two.
+        self.assertGreater(runs[2]["messages"], runs[0]["messages"])
+        rows = [line for line in proc.stdout.splitlines() if line.startswith("| NAS FT")]
+        self.assertEqual(len(rows), 3)
+        self.assertTrue(all(row.endswith("| `build/torsim bench --fft --quick` |") for row in rows))
+
     def test_bad_bench_argument(self):
         self.assertEqual(run("bench", "--fast").returncode, 2)
 
