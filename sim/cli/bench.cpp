@@ -257,7 +257,7 @@ Json fft_run(const std::string& variant, bool quick) {
   const bool upc = variant == "upc_slabs";
   std::vector<std::string> assignments{"workload.variant=" + variant};
   assignments.push_back(std::string("sweep={\"machine\": [\"") + (quick ? "intrepid-128" : "intrepid-4096") + "\"]}");
-  if (quick) assignments.push_back("workload.nz=128");
+  assignments.push_back(quick ? "workload.nz=128" : "workload.nz=1024");  // the Z planes, named in the figures
   const Scenario scenario((scale / (upc ? "fft-upc.json" : "fft-mpi.json")).string(), assignments);
   Json out = timed_run(scenario.points().front().doc, message_counter, scenario.seed());
   out["variant"] = variant;
