@@ -66,12 +66,21 @@ constexpr ParamSpec kRouterSpecs[] = {
     {"injection_buffer", ParamKind::size, "0B", "B", "0B", "16MiB",
      "the router's input buffer for each node's injection port, in wire bytes; the NIC stops injecting when it "
      "is full; 0 = unbounded", "preset"},
+    {"injection_fifos", ParamKind::integer, "1", "", "1", "16",
+     "injection buffers per node, each of injection_buffer: a message goes to the one of the direction of its "
+     "first hop (directions modulo this count), so it waits only behind messages of that FIFO", "preset"},
     {"virtual_channels", ParamKind::integer, "2", "", "1", "16",
-     "virtual channels per network port (dateline needs 2 on a torus, minimal adaptive routing one more)",
+     "virtual channels per network port (the dateline needs 2 on a torus, bubble flow control 1; minimal adaptive "
+     "routing adaptive_channels more)",
      "preset"},
     {"deadlock_avoidance", ParamKind::choice, "dateline", "", "", "",
      "dateline: a packet moves to the second virtual channel of a ring once it crosses the ring's wrap-around "
-     "link; none: one channel (wrap-around rings can deadlock; for experiments)", "preset", "dateline|none"},
+     "link; bubble: one channel, and a packet entering a ring (injected, or turning from another dimension or "
+     "channel) needs room for itself and one more packet; none: one channel (wrap-around rings can deadlock; "
+     "for experiments)", "preset", "dateline|bubble|none"},
+    {"adaptive_channels", ParamKind::integer, "1", "", "1", "8",
+     "minimal adaptive routing: virtual channels any productive link may take, besides the escape channels",
+     "preset"},
 };
 
 }  // namespace
@@ -123,9 +132,13 @@ RouterParams parse_router(const ParamReader& r) {
   RouterParams p;
   p.buffer_per_vc = r.size("buffer_per_vc");
   p.injection_buffer = r.size("injection_buffer");
+  p.injection_fifos = static_cast<int>(r.integer("injection_fifos"));
   p.virtual_channels = static_cast<int>(r.integer("virtual_channels"));
-  p.deadlock_avoidance = r.text("deadlock_avoidance") == "none" ? RouterParams::DeadlockAvoidance::none
-                                                                : RouterParams::DeadlockAvoidance::dateline;
+  const std::string avoidance = r.text("deadlock_avoidance");
+  p.deadlock_avoidance = avoidance == "none"     ? RouterParams::DeadlockAvoidance::none
+                         : avoidance == "bubble" ? RouterParams::DeadlockAvoidance::bubble
+                                                 : RouterParams::DeadlockAvoidance::dateline;
+  p.adaptive_channels = static_cast<int>(r.integer("adaptive_channels"));
   return p;
 }
 

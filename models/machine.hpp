@@ -43,10 +43,12 @@ struct PacketFormat {
 
 /// Router buffering and virtual channels, for the packet model's credit flow control.
 struct RouterParams {
-  enum class DeadlockAvoidance : std::uint8_t { dateline, none };
+  enum class DeadlockAvoidance : std::uint8_t { dateline, bubble, none };
   Bytes buffer_per_vc = 0;     // input buffer per network port and virtual channel; 0: unbounded
   Bytes injection_buffer = 0;  // the router's input buffer for each node's injection port; 0: unbounded
+  int injection_fifos = 1;     // injection buffers per node, chosen by a message's first direction
   int virtual_channels = 2;    // per network port
+  int adaptive_channels = 1;   // minimal adaptive routing's channels (after the escape ones)
   DeadlockAvoidance deadlock_avoidance = DeadlockAvoidance::dateline;
 };
 

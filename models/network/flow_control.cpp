@@ -17,14 +17,19 @@ CreditModel::CreditModel(Kernel& kernel, const Machine& machine, Bytes train_byt
       network_capacity_(capacity_or_unbounded(machine.router.buffer_per_vc)),
       injection_capacity_(capacity_or_unbounded(machine.router.injection_buffer)) {
   classify_links();
-  // The dateline pair only where there are rings to break.
-  const bool rings = std::any_of(link_class_.begin(), link_class_.end(), [](std::uint8_t c) { return c & kDateline; });
-  dateline_ = rings && machine.router.deadlock_avoidance == RouterParams::DeadlockAvoidance::dateline;
+  // The dateline pair, or the bubble, only where there are rings to break.
+  using Avoidance = RouterParams::DeadlockAvoidance;
+  dateline_ = ring_dims_ != 0 && machine.router.deadlock_avoidance == Avoidance::dateline;
+  bubble_ = ring_dims_ != 0 && machine.router.deadlock_avoidance == Avoidance::bubble &&
+            network_capacity_ != kUnbounded;
+  if (bubble_) bubble_bytes_ = machine.packet.wire_bytes(unit_payload(machine.packet));
   const std::uint32_t escape_vcs = dateline_ ? 2 : 1;
   adaptive_vc_ = static_cast<std::uint8_t>(escape_vcs);
-  vcs_ = escape_vcs + (adaptive_ ? 1 : 0);
+  adaptive_vcs_ = static_cast<std::uint8_t>(adaptive_ ? machine.router.adaptive_channels : 0);
+  vcs_ = escape_vcs + adaptive_vcs_;
+  injection_fifos_ = static_cast<std::uint32_t>(machine.router.injection_fifos);
   check_router(machine);
-  buffers_.resize(static_cast<std::size_t>(topology_.link_count()) * vcs_);
+  allocate_buffers();
   kernel.add_prefetcher(member_callback<CreditModel, &CreditModel::arrive>(this).fn, [](const void* ctx, std::uint64_t arg) {
     const auto* self = static_cast<const CreditModel*>(ctx);
     __builtin_prefetch(&self->units_[static_cast<std::uint32_t>(arg)]);
@@ -38,9 +43,31 @@ void CreditModel::classify_links() {
     const auto& info = topology_.link(l);
     std::uint8_t c = info.kind == topo::LinkKind::network ? static_cast<std::uint8_t>((info.dim + 1) & kDimMask) : 0;
     if (info.kind == topo::LinkKind::ejection) c |= kEjection;
-    if (topology_.crosses_dateline(l)) c |= kDateline;
+    if (topology_.crosses_dateline(l)) {
+      c |= kDateline;
+      ring_dims_ |= std::uint64_t{1} << (c & kDimMask);
+    }
     link_class_[static_cast<std::size_t>(l)] = c;
+    direction_.push_back(info.kind == topo::LinkKind::network && info.dim >= 0
+                             ? static_cast<std::uint8_t>(2 * info.dim + (info.direction < 0 ? 1 : 0))
+                             : 0);
   }
+}
+
+void CreditModel::allocate_buffers() {
+  std::uint32_t next = 0;
+  for (LinkId l = 0; l < topology_.link_count(); ++l) {
+    first_buffer_.push_back(next);
+    const topo::LinkKind kind = topology_.link(l).kind;
+    next += kind == topo::LinkKind::network ? vcs_ : kind == topo::LinkKind::injection ? injection_fifos_ : 0;
+  }
+  buffers_.resize(next);
+}
+
+std::uint8_t CreditModel::injection_fifo(const LinkId* route) const {
+  if (injection_fifos_ == 1) return 0;
+  const LinkId first_hop = route[1];  // route[0] is the injection link; a route ends with an ejection link
+  return static_cast<std::uint8_t>(direction_[static_cast<std::size_t>(first_hop)] % injection_fifos_);
 }
 
 void CreditModel::check_router(const Machine& machine) const {
@@ -49,7 +76,8 @@ void CreditModel::check_router(const Machine& machine) const {
     (where / "virtual_channels")
         .fail("the router has " + std::to_string(machine.router.virtual_channels) + " virtual channels, but " +
               (dateline_ ? "dateline deadlock avoidance" : "one escape channel") +
-              (adaptive_ ? " and minimal adaptive routing" : "") + " need " + std::to_string(vcs_));
+              (adaptive_ ? " and minimal adaptive routing's " + std::to_string(adaptive_vcs_) : "") + " need " +
+              std::to_string(vcs_));
   const Bytes packet = machine.packet.payload + machine.packet.header;
   for (Bytes buffer : {machine.router.buffer_per_vc, machine.router.injection_buffer})
     if (buffer > 0 && buffer < packet)
@@ -65,14 +93,17 @@ void CreditModel::start(const TransferRequest& request) {
   Message& m = messages_[index];
   m.units_left = 0;
   m.all_sent = false;
-  // Two units fit in the smallest buffer on the way (whole packets, at least one).
-  const Bytes smallest = std::min(machine_.router.buffer_per_vc > 0 ? machine_.router.buffer_per_vc : kUnbounded,
-                                  machine_.router.injection_buffer > 0 ? machine_.router.injection_buffer : kUnbounded);
-  const Bytes packets = std::max<Bytes>(1, smallest / 2 / (format.payload + format.header));
-  m.unit_payload = whole_packets(format, std::min(train_bytes_, packets * format.payload));
+  m.unit_payload = unit_payload(format);
   take_route(request, m.route);
   m.bottleneck = bottleneck_of(m.route);
   send_next_unit(index);
+}
+
+// Two units fit in the smallest buffer on the way (whole packets, at least one).
+Bytes CreditModel::unit_payload(const PacketFormat& format) const {
+  const Bytes smallest = std::min(network_capacity_, injection_capacity_);
+  const Bytes packets = std::max<Bytes>(1, smallest / 2 / (format.payload + format.header));
+  return whole_packets(format, std::min(train_bytes_, packets * format.payload));
 }
 
 // The message's next unit leaves its NIC now (the first after the NIC's latency).
@@ -121,14 +152,35 @@ void CreditModel::drain() {
   }
 }
 
-CreditModel::Option CreditModel::option(const Unit& u, LinkId link, bool adaptive_channel) const {
+CreditModel::Option CreditModel::option(const Unit& u, LinkId link, int adaptive_channel) const {
   const std::uint8_t c = link_class_[static_cast<std::size_t>(link)];
-  if (!(c & kDimMask)) return {link, 0, false};  // injection or ejection
+  if (c & kEjection) return {link, 0, false};
+  if (!(c & kDimMask)) return {link, injection_fifo(u.route), false};  // injection
   // The dateline channel is kept from the link where the unit crossed its ring's wrap-around
   // to the end of that dimension.
   const bool same_dimension = u.link >= 0 && (link_class_[static_cast<std::size_t>(u.link)] & kDimMask) == (c & kDimMask);
   const bool crossed = dateline_ && ((same_dimension && u.crossed_dateline) || (c & kDateline));
-  return {link, static_cast<std::uint8_t>(adaptive_channel ? adaptive_vc_ : crossed ? 1 : 0), crossed};
+  const int vc = adaptive_channel >= 0 ? adaptive_vc_ + adaptive_channel : crossed ? 1 : 0;
+  return {link, static_cast<std::uint8_t>(vc), crossed};
+}
+
+// With the bubble, a ring's escape buffers hold whole units as slots: a smaller unit (a
+// message's last) takes a full one, so that the room one unit leaves is room for any unit
+// (free bytes scattered over several buffers would let none move).
+Bytes CreditModel::footprint(const Unit& u, LinkId link, std::uint8_t vc) const {
+  if (!bubble_ || vc != 0) return u.wire;
+  const std::uint8_t c = link_class_[static_cast<std::size_t>(link)];
+  return (c & kDimMask) && (ring_dims_ >> (c & kDimMask) & 1) ? std::max<Bytes>(u.wire, bubble_bytes_) : u.wire;
+}
+
+// Continuing along a ring's escape channel is the only move that needs no bubble.
+bool CreditModel::enters_ring(const Unit& u, const Option& out) const {
+  if (!bubble_ || out.vc != 0) return false;
+  const std::uint8_t c = link_class_[static_cast<std::size_t>(out.link)];
+  if (!(ring_dims_ >> (c & kDimMask) & 1) || !(c & kDimMask)) return false;  // not a ring's link
+  if (u.link < 0 || u.vc != 0) return true;
+  const std::uint8_t from = link_class_[static_cast<std::size_t>(u.link)];
+  return (from & kDimMask) != (c & kDimMask);  // from injection or another dimension
 }
 
 void CreditModel::options_for(const Unit& u) {
@@ -139,19 +191,20 @@ void CreditModel::options_for(const Unit& u) {
   const bool at_destination = adaptive_ && u.link >= 0 && topology_.link(u.link).to == destination;
   if (!adaptive_ || u.link < 0 || at_destination) {
     const LinkId next = at_destination ? ejection : u.route[u.next];
-    if (!has_lanes_) return options_.push_back(option(u, next, false));
+    if (!has_lanes_) return options_.push_back(option(u, next, -1));
     lanes_.clear();
     add_lanes(next, lanes_);
-    for (LinkId lane : lanes_) options_.push_back(option(u, lane, false));
+    for (LinkId lane : lanes_) options_.push_back(option(u, lane, -1));
     return;
   }
   // Minimal adaptive: the deterministic (escape) link first, then every productive link and
-  // lane on the adaptive channel.
+  // lane on each adaptive channel.
   topology_.next_hops(topology_.link(u.link).to, destination, next_hops_);
-  options_.push_back(option(u, next_hops_.front(), false));
+  options_.push_back(option(u, next_hops_.front(), -1));
   lanes_.clear();
   for (LinkId hop : next_hops_) add_lanes(hop, lanes_);
-  for (LinkId lane : lanes_) options_.push_back(option(u, lane, true));
+  for (LinkId lane : lanes_)
+    for (int channel = 0; channel < adaptive_vcs_; ++channel) options_.push_back(option(u, lane, channel));
 }
 
 Time CreditModel::credit_time(Buffer& b, Bytes capacity, Bytes bytes) {
@@ -199,19 +252,18 @@ void CreditModel::try_forward(std::uint32_t ui) {
   if (u.message == kNone) return;  // delivered since it was queued for a retry
   Buffer* in = u.link >= 0 ? &buffer(u.link, u.vc) : nullptr;
   if (in && in->fifo_head != ui) return;  // head-of-line: behind another unit
-  if (u.waits_on != kNone && buffers_[u.waits_on].waiters_head != ui) return;  // queued behind others
+  if (u.waits_on != kNone && queue_head(u) != ui) return;  // queued behind others
   const Time earliest = std::max({kernel_.now(), u.head, in ? in->last_start : 0});
   if (!adaptive_ && !has_lanes_) {  // one way out
-    const Option out = option(u, u.route[u.next], false);
+    const Option out = option(u, u.route[u.next], -1);
     const Time start = may_start(ui, out, earliest);
-    if (start == kUnknown) return wait_for(ui, buffer_index(out.link, out.vc));
+    if (start == kUnknown) return wait_for(ui, out);
     stop_waiting(u);
     return book(ui, out, start);
   }
   options_for(u);
   const Choice best = first_to_finish(ui, earliest, std::max(u.tail, in ? in->last_end : 0));
-  if (best.option == options_.size())
-    return wait_for(ui, buffer_index(options_.front().link, options_.front().vc));
+  if (best.option == options_.size()) return wait_for(ui, options_.front());
   stop_waiting(u);
   book(ui, options_[best.option], best.start);
 }
@@ -240,31 +292,45 @@ CreditModel::Choice CreditModel::first_to_finish(std::uint32_t ui, Time earliest
 Time CreditModel::may_start(std::uint32_t ui, const Option& out, Time earliest) {
   if (is_ejection(out.link)) return earliest;
   Buffer& next = buffer(out.link, out.vc);
-  if (next.waiters_head != kNone && next.waiters_head != ui) return kUnknown;  // first come, first served
-  const Time credit = credit_time(next, capacity(out.link), units_[ui].wire);
+  const Unit& u = units_[ui];
+  Bytes room = footprint(u, out.link, out.vc);
+  if (enters_ring(u, out)) {  // first come, first served among entering units; room for a bubble too
+    if (next.entering_head != kNone && next.entering_head != ui) return kUnknown;
+    room = std::min(capacity(out.link), room + bubble_bytes_);
+  } else if (next.waiters_head != kNone && next.waiters_head != ui) {
+    return kUnknown;  // first come, first served
+  }
+  const Time credit = credit_time(next, capacity(out.link), room);
   return credit == kUnknown ? kUnknown : std::max(earliest, credit);
 }
 
-void CreditModel::wait_for(std::uint32_t ui, std::uint32_t b) {
+void CreditModel::wait_for(std::uint32_t ui, const Option& out) {
   Unit& u = units_[ui];
+  const std::uint32_t b = buffer_index(out.link, out.vc);
   if (u.waits_on == b) return;  // already queued there
   u.waits_on = b;
   u.next_waiter = kNone;
+  u.enters = enters_ring(u, out);
   Buffer& next = buffers_[b];
-  if (next.waiters_tail == kNone) next.waiters_head = ui;
-  else units_[next.waiters_tail].next_waiter = ui;
-  next.waiters_tail = ui;
+  std::uint32_t& head = u.enters ? next.entering_head : next.waiters_head;
+  std::uint32_t& tail = u.enters ? next.entering_tail : next.waiters_tail;
+  if (tail == kNone) head = ui;
+  else units_[tail].next_waiter = ui;
+  tail = ui;
 }
 
 // A unit that moves was at the front of the queue it waited in: the next one may try.
 void CreditModel::stop_waiting(Unit& u) {
   if (u.waits_on == kNone) return;
   Buffer& b = buffers_[u.waits_on];
-  b.waiters_head = u.next_waiter;
-  if (b.waiters_head == kNone) b.waiters_tail = kNone;
-  else work_.push_back(b.waiters_head);
+  std::uint32_t& head = u.enters ? b.entering_head : b.waiters_head;
+  std::uint32_t& tail = u.enters ? b.entering_tail : b.waiters_tail;
+  head = u.next_waiter;
+  if (head == kNone) tail = kNone;
+  else work_.push_back(head);
   u.waits_on = kNone;
   u.next_waiter = kNone;
+  u.enters = false;
 }
 
 // Books the unit on the chosen link from `start` on and moves it to the next router.
@@ -279,7 +345,7 @@ void CreditModel::book(std::uint32_t ui, const Option& out, Time start) {
   Time head_passes = start;
   const Time end = timeline.reserve(head_passes, std::max(start, tail - duration), duration);
   observe_booking(out.link, end, duration);
-  if (!is_ejection(out.link)) buffer(out.link, out.vc).committed += u.wire;
+  if (!is_ejection(out.link)) buffer(out.link, out.vc).committed += footprint(u, out.link, out.vc);
   const LinkId came_by = u.link;
   leave_input(u, head_passes, end);
   const Time latency = link_timings_[tag].latency;
@@ -307,12 +373,14 @@ void CreditModel::leave_input(Unit& u, Time head_passes, Time end) {
   in.fifo_head = u.next_in_buffer;
   if (in.fifo_head == kNone) in.fifo_tail = kNone;
   u.next_in_buffer = kNone;
-  in.committed -= u.wire;
-  add_credit(in, end + link_timings_[timing_tags_[static_cast<std::size_t>(u.link)]].latency, u.wire);
+  const Bytes room = footprint(u, u.link, u.vc);
+  in.committed -= room;
+  add_credit(in, end + link_timings_[timing_tags_[static_cast<std::size_t>(u.link)]].latency, room);
   in.last_start = head_passes;
   in.last_end = end;
   if (in.fifo_head != kNone) work_.push_back(in.fifo_head);
   if (in.waiters_head != kNone) work_.push_back(in.waiters_head);
+  if (in.entering_head != kNone) work_.push_back(in.entering_head);
 }
 
 void CreditModel::deliver(std::uint32_t ui, Time at) {
@@ -336,8 +404,8 @@ void CreditModel::drive(Kernel& kernel) {
                            " packet units are stuck in router buffers at t = " +
                            std::to_string(to_microseconds(kernel.now())) +
                            " us, each waiting for credit that another unit of the cycle holds";
-  if (!dateline_) (machine_.where / "router" / "deadlock_avoidance").fail(what + " (no dateline channels)");
-  throw std::logic_error(what + " despite the dateline channels");
+  if (!dateline_ && !bubble_) (machine_.where / "router" / "deadlock_avoidance").fail(what + " (no dateline channels)");
+  throw std::logic_error(what + (dateline_ ? " despite the dateline channels" : " despite bubble flow control"));
 }
 
 }  // namespace torsim::net

@@ -15,13 +15,20 @@
 //    departure is scheduled but whose credit has not come back (departure + the link's
 //    latency). When the credit is not known yet, the unit waits in the next buffer's waiter
 //    queue (first come, first served) and is retried when a unit there is scheduled to leave.
+//  - Bubble flow control (`deadlock_avoidance: bubble`, Blue Gene's escape channel): one
+//    channel per ring; a unit entering a ring's channel (from its injection buffer, another
+//    dimension or an adaptive channel) needs credit for itself and one more unit (the bubble),
+//    one continuing along it for itself. A ring then always keeps room for a unit to move, so
+//    it cannot deadlock. Entering units wait in a queue of their own, behind continuing ones.
 //  - It then books the output link's idle time as the packet model does (cut-through: its
 //    head may pass once the link is idle; it takes its serialisation time from
 //    max(start, tail arrival - serialisation) on, filling gaps) and frees its input buffer at
 //    the end of that booking, when its tail has left.
 // The NIC sends a message's units one after another, each when the previous one's tail has
 // left (the injection link's input is the router's injection buffer, so a full buffer holds the
-// NIC); the last unit's departure is the local completion. The ejection link drains into the
+// NIC); the last unit's departure is the local completion. A node may have several injection
+// buffers (`router.injection_fifos`, FIFOs into the router): a message uses the one of its first
+// hop's direction, so a message held by a congested direction does not hold the others. The ejection link drains into the
 // NIC's memory without back-pressure. A run that ends with units still in the network has
 // deadlocked, and drive() reports it.
 #pragma once
@@ -70,9 +77,10 @@ class CreditModel final : public PacketModelBase {
     std::uint32_t waits_on = kNone;        // the buffer whose waiter queue it is in
     LinkId link = -1;           // the link it arrived by; -1 at the source NIC
     std::uint16_t next = 0;     // deterministic routes: index of its next link in the route
-    std::uint8_t vc = 0;        // virtual channel of its input buffer
+    std::uint8_t vc = 0;        // virtual channel of its input buffer (its FIFO in an injection buffer)
     bool crossed_dateline = false;  // in its current dimension (picks the dateline channel)
     bool last = false;          // its message's last unit
+    bool enters = false;        // it waits in waits_on's queue of units entering a ring (bubble)
   };
   /// One input buffer: a link's downstream end, one virtual channel, as the sender upstream
   /// sees it through its credits.
@@ -84,6 +92,7 @@ class CreditModel final : public PacketModelBase {
     std::array<std::int32_t, kCredits> credit_bytes{};
     std::uint32_t fifo_head = kNone, fifo_tail = kNone;        // arrived units, in order
     std::uint32_t waiters_head = kNone, waiters_tail = kNone;  // units upstream waiting for space
+    std::uint32_t entering_head = kNone, entering_tail = kNone;  // the same, entering a ring (bubble)
     std::uint8_t credits = 0;
   };
   /// A way out of a router: a link and the virtual channel of its downstream buffer.
@@ -94,14 +103,21 @@ class CreditModel final : public PacketModelBase {
   };
 
   Buffer& buffer(LinkId link, std::uint8_t vc) { return buffers_[buffer_index(link, vc)]; }
+  /// Network links have a buffer per virtual channel, injection links one per injection FIFO,
+  /// ejection links none (they drain without back-pressure).
   std::uint32_t buffer_index(LinkId link, std::uint8_t vc) const {
-    return static_cast<std::uint32_t>(link) * vcs_ + vc;
+    return first_buffer_[static_cast<std::size_t>(link)] + vc;
   }
   bool is_ejection(LinkId link) const { return link_class_[static_cast<std::size_t>(link)] & kEjection; }
+  /// The injection FIFO of a message leaving by this route: its first hop's direction.
+  std::uint8_t injection_fifo(const LinkId* route) const;
 
   void classify_links();
+  void allocate_buffers();
   /// Input errors: too few virtual channels for the scheme, a buffer smaller than a packet.
   void check_router(const Machine& machine) const;
+  /// Payload bytes per unit of this format: whole packets, at most half the smallest buffer.
+  Bytes unit_payload(const PacketFormat& format) const;
   void send_next_unit(std::uint64_t message_index);
   void arrive(std::uint64_t unit_index);
   /// Moves the unit out of its buffer (or NIC) if it is at the front and has credit; else
@@ -111,14 +127,24 @@ class CreditModel final : public PacketModelBase {
   void drain();
   /// The unit's ways out of the router it is at, the deterministic one first.
   void options_for(const Unit& u);
-  Option option(const Unit& u, LinkId link, bool adaptive_channel) const;
+  /// The way out by `link` on the escape channel (adaptive_channel < 0) or on an adaptive one.
+  Option option(const Unit& u, LinkId link, int adaptive_channel) const;
+  /// Bubble flow control: the unit would enter a ring's escape channel by this way out.
+  bool enters_ring(const Unit& u, const Option& out) const;
+  /// The room the unit takes in the buffer of `link` and channel `vc`.
+  Bytes footprint(const Unit& u, LinkId link, std::uint8_t vc) const;
   /// When `bytes` of credit will have come back for `b` (0: now), or kUnknown.
   Time credit_time(Buffer& b, Bytes capacity, Bytes bytes);
   void add_credit(Buffer& b, Time at, Bytes bytes);
   void book(std::uint32_t unit_index, const Option& out, Time start);
   void leave_input(Unit& u, Time head_passes, Time end);
-  void wait_for(std::uint32_t unit_index, std::uint32_t buffer);
+  void wait_for(std::uint32_t unit_index, const Option& out);
   void stop_waiting(Unit& u);
+  /// The first unit of the queue `u` waits in.
+  std::uint32_t queue_head(const Unit& u) const {
+    const Buffer& b = buffers_[u.waits_on];
+    return u.enters ? b.entering_head : b.waiters_head;
+  }
   void deliver(std::uint32_t unit_index, Time at);
 
   static constexpr std::uint8_t kEjection = 0x80;
@@ -137,9 +163,16 @@ class CreditModel final : public PacketModelBase {
   Choice first_to_finish(std::uint32_t unit_index, Time earliest, Time tail);
 
   std::vector<std::uint8_t> link_class_;
-  std::uint32_t vcs_ = 1;         // virtual channels per buffer index
-  std::uint8_t adaptive_vc_ = 1;  // minimal adaptive routing's channel (after the escape ones)
+  std::vector<std::uint32_t> first_buffer_;  // per link: its first buffer in buffers_
+  std::vector<std::uint8_t> direction_;      // per link: 2 * dimension (+1 if negative); 0 off the network
+  std::uint32_t vcs_ = 1;         // virtual channels per network link
+  std::uint32_t injection_fifos_ = 1;
+  std::uint8_t adaptive_vc_ = 1;  // minimal adaptive routing's first channel (after the escape ones)
+  std::uint8_t adaptive_vcs_ = 0;  // its channels
   bool adaptive_;
+  bool bubble_ = false;
+  Bytes bubble_bytes_ = 0;        // the largest unit: the room a unit entering a ring leaves
+  std::uint64_t ring_dims_ = 0;   // bit d + 1: dimension d has wrap-around links
   Bytes network_capacity_, injection_capacity_;
   bool dateline_ = false;
   std::vector<Buffer> buffers_;   // per link and virtual channel
