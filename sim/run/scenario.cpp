@@ -141,7 +141,7 @@ Scenario::Scenario(const std::string& path, const std::vector<std::string>& assi
   if (!doc_.is_object()) Where(file_).fail("a scenario is a JSON object, got " + preview(doc_));
   ParamReader top(doc_, Where(file_), kScenarioParams);  // rejects unknown keys early
   if (!top.text("name").empty()) name_ = top.text("name");
-  expand_machine();
+  expand_machine(Where(file_) / "machine");
   apply_assignments(assignments);
 }
 
@@ -149,11 +149,10 @@ Scenario::Scenario(Json doc, std::string label) : file_(label), name_(label), do
   if (!doc_.is_object()) Where(file_).fail("a scenario is a JSON object");
   ParamReader top(doc_, Where(file_), kScenarioParams);
   if (!top.text("name").empty()) name_ = top.text("name");
-  expand_machine();
+  expand_machine(Where(file_) / "machine");
 }
 
-void Scenario::expand_machine() {
-  const Where where = Where(file_) / "machine";
+void Scenario::expand_machine(const Where& where) {
   if (!doc_.contains("machine")) Where(file_).fail("missing required key 'machine' (a preset name or an object)");
   Json& machine = doc_["machine"];
   std::string preset;
@@ -177,10 +176,21 @@ Json Scenario::preset_machine(const std::string& name, const Where& where) const
   return merge_overrides(load_preset(name, where).machine, machine_overrides_, Where(file_) / "machine");
 }
 
+// A whole machine given on the command line (a preset name, or {"preset": name, ...}) is
+// expanded as a file's is; assignments inside the machine are kept to apply again to each
+// machine a sweep substitutes, which would otherwise drop them.
 void Scenario::apply_assignments(const std::vector<std::string>& assignments) {
   for (const auto& a : assignments) {
-    set_dotted(doc_, a, Where("command line", "--set " + a));
-    set_dotted(command_line_, a, Where("command line", "--set " + a));
+    const Where where("command line", "--set " + a);
+    set_dotted(doc_, a, where);
+    set_dotted(command_line_, a, where);
+    const std::string path = a.substr(0, a.find('='));
+    if (path == "machine") {
+      expand_machine(where);
+      machine_assignments_.clear();
+    } else if (path.rfind("machine.", 0) == 0) {
+      machine_assignments_.push_back(a);
+    }
   }
 }
 
@@ -210,6 +220,7 @@ std::vector<SweepPoint> Scenario::points() const {
         if (path == "machine") {
           if (!values[i].is_string()) (where / path / i).fail("expected a machine preset name");
           p.doc["machine"] = preset_machine(values[i].get<std::string>(), where / path / i);
+          for (const auto& a : machine_assignments_) set_dotted(p.doc, a, Where("command line", "--set " + a));
         } else {
           set_dotted(p.doc, path + "=" + values[i].dump(), where / path / i);
         }

@@ -56,14 +56,15 @@ class Scenario {
   std::uint64_t seed() const;
   /// The cartesian product of the "sweep" object (one point when there is none). A sweep over
   /// "machine" takes preset names; each point's machine is that preset with the scenario's own
-  /// machine overrides.
+  /// machine overrides and the command line's.
   std::vector<SweepPoint> points() const;
   /// Re-raises an error found while building a point against the file that gave the value:
   /// the scenario, the machine preset, or the command line.
   [[noreturn]] void reraise(const InputError& error) const;
 
  private:
-  void expand_machine();
+  /// Expands a preset name or {"preset": name, ...} into the machine object; `where` gave it.
+  void expand_machine(const Where& where);
   /// The preset `name` with the scenario's machine overrides applied.
   Json preset_machine(const std::string& name, const Where& where) const;
   void apply_assignments(const std::vector<std::string>& assignments);
@@ -74,6 +75,7 @@ class Scenario {
   Json machine_overrides_;   // what the scenario overrode in its preset
   ExpandedPreset preset_;    // no layers when the machine is inline
   Json command_line_ = Json::object();
+  std::vector<std::string> machine_assignments_;  // --set machine.x=...: applied to swept machines too
 };
 
 }  // namespace torsim

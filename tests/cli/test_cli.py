@@ -87,6 +87,24 @@ class Runs(Scratch):
             self.assertTrue(f.readline().startswith("machine.node.nic_latency,size_bytes"))
 
 
+    def test_set_machine_takes_a_preset_and_overrides_reach_swept_machines(self):
+        # --set machine=NAME expands the preset as a file's machine is; a later --set inside the
+        # machine applies to it, and to every machine a sweep substitutes (it was dropped).
+        out = os.path.join(self.dir, "out")
+        run("run", self.write("s.json", PINGPONG), "--out", out, "--quiet", "--set", "machine=intrepid-512",
+            "--set", "machine.node.nic_latency=1us", "--set", "placement.node_list=[0,1]", check=True)
+        self.assertEqual(self.results(out)["scenario"]["spec"]["machine"]["node"]["nic_latency"], "1us")
+        self.assertEqual(self.results(out)["machine"]["name"], "intrepid-512")
+        swept = dict(PINGPONG, sweep={"machine": ["intrepid-128", "intrepid-256"]}, placement={"node_list": [0, 1]})
+        path = self.write("swept.json", swept)
+        latency = {}
+        for nic in ("325ns", "1325ns"):
+            out = os.path.join(self.dir, nic)
+            run("run", path, "--out", out, "--quiet", "--set", "machine.node.nic_latency=" + nic, check=True)
+            latency[nic] = [p["metrics"]["smallest_size_latency_us"] for p in self.results(out)["points"]]
+        for before, after in zip(latency["325ns"], latency["1325ns"]):
+            self.assertAlmostEqual(after - before, 1.0, places=6)
+
     def test_simgrid_sweep_is_deterministic_and_matches_the_closed_form_at_zero_load(self):
         # Two sweep points in one torsim process (each SimGrid point runs in its own child).
         scenario = dict(PINGPONG, network={"model": "simgrid"},
