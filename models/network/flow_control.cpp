@@ -35,6 +35,17 @@ CreditModel::CreditModel(Kernel& kernel, const Machine& machine, Bytes train_byt
     __builtin_prefetch(&self->units_[static_cast<std::uint32_t>(arg)]);
     __builtin_prefetch(&self->buffers_[arg >> 32]);
   });
+  kernel.add_prefetcher(member_callback<CreditModel, &CreditModel::send_next_unit>(this).fn,
+                        [](const void* ctx, std::uint64_t arg) {
+                          static_cast<const CreditModel*>(ctx)->prefetch_message(static_cast<std::uint32_t>(arg));
+                        });
+}
+
+// A message record spans three cache lines; a unit's send and delivery read all of them.
+void CreditModel::prefetch_message(std::uint32_t mi) const {
+  const auto* record = reinterpret_cast<const char*>(&messages_[mi]);
+  for (std::size_t offset = 0; offset < sizeof(Message); offset += 64) __builtin_prefetch(record + offset);
+  __builtin_prefetch(record + sizeof(Message) - 1);
 }
 
 void CreditModel::classify_links() {
@@ -95,8 +106,18 @@ void CreditModel::start(const TransferRequest& request) {
   m.all_sent = false;
   m.unit_payload = unit_payload(format);
   take_route(request, m.route);
-  m.bottleneck = bottleneck_of(m.route);
+  m.bottleneck = bottleneck_tag(m.route);
   send_next_unit(index);
+}
+
+// The timing tag of the route's slowest link (the first of equal bandwidths: they clamp alike).
+std::uint16_t CreditModel::bottleneck_tag(const std::vector<LinkId>& route) const {
+  std::uint16_t slowest = timing_tags_[static_cast<std::size_t>(route.front())];
+  for (LinkId l : route) {
+    const std::uint16_t tag = timing_tags_[static_cast<std::size_t>(l)];
+    if (link_timings_[tag].bandwidth < link_timings_[slowest].bandwidth) slowest = tag;
+  }
+  return slowest;
 }
 
 // Two units fit in the smallest buffer on the way (whole packets, at least one).
@@ -124,7 +145,9 @@ void CreditModel::send_next_unit(std::uint64_t message_index) {
   u.wire = static_cast<std::int32_t>((m.request.bytes == 0 ? format.header : format.wire_offset(end)) - u.wire_start);
   u.bottleneck = m.bottleneck;
   u.route = m.route.data();
-  u.head = u.tail = kernel_.now() + (start == 0 ? machine_.node.nic_latency : 0);
+  u.next_link = m.route.front();
+  u.ejection = m.route.back();
+  u.tail = kernel_.now() + (start == 0 ? machine_.node.nic_latency : 0);
   u.last = m.all_sent;
   ++counters_.trains;
   try_forward(ui);
@@ -142,6 +165,15 @@ void CreditModel::arrive(std::uint64_t unit_and_buffer) {
   if (in.fifo_head != ui) return;  // behind another unit: moved when that one leaves
   try_forward(ui);
   drain();
+}
+
+// What a move to `link` reads after the credit check: the link's timeline, the route's next
+// entry (the link after it), and the message record when it is delivered. Asked for at once,
+// so that the misses overlap.
+void CreditModel::prefetch_hop(const Unit& u, LinkId link) const {
+  __builtin_prefetch(&timelines_[static_cast<std::size_t>(link)]);
+  if (is_ejection(link)) prefetch_message(u.message);
+  else __builtin_prefetch(u.route + 1);
 }
 
 void CreditModel::drain() {
@@ -186,11 +218,10 @@ bool CreditModel::enters_ring(const Unit& u, const Option& out) const {
 void CreditModel::options_for(const Unit& u) {
   options_.clear();
   // The router the route's ejection link leaves from, and that link: on the message's rail.
-  const LinkId ejection = adaptive_ ? messages_[u.message].route.back() : topo::kNoLink;
-  const topo::RouterId destination = adaptive_ ? topology_.link(ejection).from : 0;
+  const topo::RouterId destination = adaptive_ ? topology_.link(u.ejection).from : 0;
   const bool at_destination = adaptive_ && u.link >= 0 && topology_.link(u.link).to == destination;
   if (!adaptive_ || u.link < 0 || at_destination) {
-    const LinkId next = at_destination ? ejection : u.route[u.next];
+    const LinkId next = at_destination ? u.ejection : u.next_link;
     if (!has_lanes_) return options_.push_back(option(u, next, -1));
     lanes_.clear();
     add_lanes(next, lanes_);
@@ -253,9 +284,12 @@ void CreditModel::try_forward(std::uint32_t ui) {
   Buffer* in = u.link >= 0 ? &buffer(u.link, u.vc) : nullptr;
   if (in && in->fifo_head != ui) return;  // head-of-line: behind another unit
   if (u.waits_on != kNone && queue_head(u) != ui) return;  // queued behind others
-  const Time earliest = std::max({kernel_.now(), u.head, in ? in->last_start : 0});
+  // A unit in a buffer has its head in (it was tried no earlier than its arrival); at its NIC
+  // its head leaves with its tail.
+  const Time earliest = std::max({kernel_.now(), in ? in->last_start : u.tail});
   if (!adaptive_ && !has_lanes_) {  // one way out
-    const Option out = option(u, u.route[u.next], -1);
+    const Option out = option(u, u.next_link, -1);
+    prefetch_hop(u, out.link);
     const Time start = may_start(ui, out, earliest);
     if (start == kUnknown) return wait_for(ui, out);
     stop_waiting(u);
@@ -271,7 +305,7 @@ void CreditModel::try_forward(std::uint32_t ui) {
 // Among the ways out with credit, the one on which the unit's tail would leave first.
 CreditModel::Choice CreditModel::first_to_finish(std::uint32_t ui, Time earliest, Time tail) {
   const Unit& u = units_[ui];
-  TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, u.bottleneck);
+  TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, link_timings_[u.bottleneck].bandwidth);
   Choice best{options_.size(), 0};
   Time best_end = kNever;
   for (std::size_t i = 0; i < options_.size(); ++i) {
@@ -327,7 +361,7 @@ void CreditModel::stop_waiting(Unit& u) {
   std::uint32_t& tail = u.enters ? b.entering_tail : b.waiters_tail;
   head = u.next_waiter;
   if (head == kNone) tail = kNone;
-  else work_.push_back(head);
+  else retry(head);
   u.waits_on = kNone;
   u.next_waiter = kNone;
   u.enters = false;
@@ -337,7 +371,7 @@ void CreditModel::stop_waiting(Unit& u) {
 void CreditModel::book(std::uint32_t ui, const Option& out, Time start) {
   Unit& u = units_[ui];
   const Time tail = std::max(u.tail, u.link >= 0 ? buffer(u.link, u.vc).last_end : 0);
-  TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, u.bottleneck);
+  TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, link_timings_[u.bottleneck].bandwidth);
   LinkTimeline& timeline = timelines_[static_cast<std::size_t>(out.link)];
   timeline.forget_before(kernel_.now());
   const std::uint32_t tag = timeline.tag();
@@ -352,8 +386,7 @@ void CreditModel::book(std::uint32_t ui, const Option& out, Time start) {
   u.link = out.link;
   u.vc = out.vc;
   u.crossed_dateline = out.crossed_dateline;
-  ++u.next;
-  u.head = head_passes + latency;
+  const Time head = head_passes + latency;
   u.tail = end + latency;
   if (came_by < 0) {  // it left the NIC: the message's next unit may follow
     const std::uint32_t mi = u.message;
@@ -361,8 +394,9 @@ void CreditModel::book(std::uint32_t ui, const Option& out, Time start) {
     else notify(end, messages_[mi].request.on_injected);
   }
   if (is_ejection(out.link)) return deliver(ui, u.tail);
+  if (!adaptive_) u.next_link = *++u.route;  // an adaptive unit's next link is chosen at its next router
   const std::uint64_t arrival = ui | static_cast<std::uint64_t>(buffer_index(u.link, u.vc)) << 32;
-  kernel_.at(u.head, member_callback<CreditModel, &CreditModel::arrive>(this, arrival));
+  kernel_.at(head, member_callback<CreditModel, &CreditModel::arrive>(this, arrival));
 }
 
 // The unit's tail leaves its input buffer at `end`; the credit reaches the sender one link
@@ -378,9 +412,9 @@ void CreditModel::leave_input(Unit& u, Time head_passes, Time end) {
   add_credit(in, end + link_timings_[timing_tags_[static_cast<std::size_t>(u.link)]].latency, room);
   in.last_start = head_passes;
   in.last_end = end;
-  if (in.fifo_head != kNone) work_.push_back(in.fifo_head);
-  if (in.waiters_head != kNone) work_.push_back(in.waiters_head);
-  if (in.entering_head != kNone) work_.push_back(in.entering_head);
+  if (in.fifo_head != kNone) retry(in.fifo_head);
+  if (in.waiters_head != kNone) retry(in.waiters_head);
+  if (in.entering_head != kNone) retry(in.entering_head);
 }
 
 void CreditModel::deliver(std::uint32_t ui, Time at) {

@@ -57,31 +57,34 @@ class CreditModel final : public PacketModelBase {
     Bytes next_offset = 0;       // payload bytes already cut into units
     Bytes unit_payload = 0;      // payload bytes per unit (whole packets)
     Time latest_delivery = 0;
-    Rate bottleneck = 0;         // slowest link of the deterministic route
+    std::uint16_t bottleneck = 0;  // slowest link of the deterministic route, as a timing tag
     std::uint32_t units_left = 0;  // units sent and not yet delivered
     bool all_sent = false;
     std::vector<LinkId> route;   // deterministic route (kept for reuse across messages)
   };
-  /// A unit in flight. What each hop needs is here (its route, its message's bottleneck), so
-  /// that a hop reads this record and not also its message's.
-  struct Unit {
-    Time head = 0;              // when its head reaches the router it is at (or left the NIC)
-    Time tail = 0;              // when its tail has fully arrived there
+  /// A unit in flight, in one cache line: what each hop needs is here (its next link, its
+  /// message's bottleneck), so that a hop reads this record and not also its route or message.
+  /// Its head's arrival time is not kept: the arrival event runs then, so a unit in a buffer
+  /// has its head in by the time it is tried, and a unit at its NIC has head == tail.
+  struct alignas(64) Unit {
+    Time tail = 0;              // when its tail has fully arrived where it is (or left the NIC)
     Bytes wire_start = 0;       // wire bytes of its message before it
-    Rate bottleneck = 0;        // its message's slowest link (the serialisation times' clamp)
-    const LinkId* route = nullptr;  // its message's deterministic route
+    const LinkId* route = nullptr;  // deterministic routes: its message's route from its next link on
     std::int32_t wire = 0;      // its wire bytes (at most a buffer: 16 MiB)
     std::uint32_t message = kNone;  // kNone: a free record
     std::uint32_t next_in_buffer = kNone;  // the unit behind it in its input buffer
     std::uint32_t next_waiter = kNone;     // the unit behind it in a waiter queue
     std::uint32_t waits_on = kNone;        // the buffer whose waiter queue it is in
     LinkId link = -1;           // the link it arrived by; -1 at the source NIC
-    std::uint16_t next = 0;     // deterministic routes: index of its next link in the route
+    LinkId next_link = -1;      // deterministic routes, and any at its NIC: route[0], read ahead
+    LinkId ejection = -1;       // its route's last link (adaptive routing heads for its router)
+    std::uint16_t bottleneck = 0;  // its message's slowest link, as a timing tag (clamps serialisation)
     std::uint8_t vc = 0;        // virtual channel of its input buffer (its FIFO in an injection buffer)
-    bool crossed_dateline = false;  // in its current dimension (picks the dateline channel)
-    bool last = false;          // its message's last unit
-    bool enters = false;        // it waits in waits_on's queue of units entering a ring (bubble)
+    bool crossed_dateline : 1 = false;  // in its current dimension (picks the dateline channel)
+    bool last : 1 = false;              // its message's last unit
+    bool enters : 1 = false;  // it waits in waits_on's queue of units entering a ring (bubble)
   };
+  static_assert(sizeof(Unit) == 64, "a unit is one cache line");
   /// One input buffer: a link's downstream end, one virtual channel, as the sender upstream
   /// sees it through its credits.
   struct Buffer {
@@ -116,6 +119,7 @@ class CreditModel final : public PacketModelBase {
   void allocate_buffers();
   /// Input errors: too few virtual channels for the scheme, a buffer smaller than a packet.
   void check_router(const Machine& machine) const;
+  std::uint16_t bottleneck_tag(const std::vector<LinkId>& route) const;
   /// Payload bytes per unit of this format: whole packets, at most half the smallest buffer.
   Bytes unit_payload(const PacketFormat& format) const;
   void send_next_unit(std::uint64_t message_index);
@@ -125,6 +129,13 @@ class CreditModel final : public PacketModelBase {
   void try_forward(std::uint32_t unit_index);
   /// Retries every unit woken by the moves so far.
   void drain();
+  /// Queues a unit for drain(), asking for its record now (it was last touched long ago).
+  void retry(std::uint32_t unit_index) {
+    __builtin_prefetch(&units_[unit_index]);
+    work_.push_back(unit_index);
+  }
+  void prefetch_message(std::uint32_t message_index) const;
+  void prefetch_hop(const Unit& u, LinkId link) const;
   /// The unit's ways out of the router it is at, the deterministic one first.
   void options_for(const Unit& u);
   /// The way out by `link` on the escape channel (adaptive_channel < 0) or on an adaptive one.
