@@ -29,6 +29,9 @@ CreditModel::CreditModel(Kernel& kernel, const Machine& machine, Bytes train_byt
   vcs_ = escape_vcs + adaptive_vcs_;
   injection_fifos_ = static_cast<std::uint32_t>(machine.router.injection_fifos);
   check_router(machine);
+  // The parameters' ranges keep these within a unit's fields.
+  if (vcs_ > kMaxChannels || injection_fifos_ > kMaxFifos)
+    throw std::logic_error("credit model: more virtual channels or injection FIFOs than a unit records");
   allocate_buffers();
   kernel.add_prefetcher(member_callback<CreditModel, &CreditModel::arrive>(this).fn, [](const void* ctx, std::uint64_t arg) {
     const auto* self = static_cast<const CreditModel*>(ctx);
@@ -75,7 +78,7 @@ void CreditModel::allocate_buffers() {
   buffers_.resize(next);
 }
 
-std::uint8_t CreditModel::injection_fifo(const LinkId* route) const {
+std::uint8_t CreditModel::injection_fifo(const std::vector<LinkId>& route) const {
   if (injection_fifos_ == 1) return 0;
   const LinkId first_hop = route[1];  // route[0] is the injection link; a route ends with an ejection link
   return static_cast<std::uint8_t>(direction_[static_cast<std::size_t>(first_hop)] % injection_fifos_);
@@ -107,6 +110,7 @@ void CreditModel::start(const TransferRequest& request) {
   m.unit_payload = unit_payload(format);
   take_route(request, m.route);
   m.bottleneck = bottleneck_tag(m.route);
+  m.fifo = injection_fifo(m.route);
   send_next_unit(index);
 }
 
@@ -147,6 +151,7 @@ void CreditModel::send_next_unit(std::uint64_t message_index) {
   u.route = m.route.data();
   u.next_link = m.route.front();
   u.ejection = m.route.back();
+  u.fifo = m.fifo;
   u.tail = kernel_.now() + (start == 0 ? machine_.node.nic_latency : 0);
   u.last = m.all_sent;
   ++counters_.trains;
@@ -187,7 +192,7 @@ void CreditModel::drain() {
 CreditModel::Option CreditModel::option(const Unit& u, LinkId link, int adaptive_channel) const {
   const std::uint8_t c = link_class_[static_cast<std::size_t>(link)];
   if (c & kEjection) return {link, 0, false};
-  if (!(c & kDimMask)) return {link, injection_fifo(u.route), false};  // injection
+  if (!(c & kDimMask)) return {link, u.fifo, false};  // injection
   // The dateline channel is kept from the link where the unit crossed its ring's wrap-around
   // to the end of that dimension.
   const bool same_dimension = u.link >= 0 && (link_class_[static_cast<std::size_t>(u.link)] & kDimMask) == (c & kDimMask);
@@ -292,14 +297,12 @@ void CreditModel::try_forward(std::uint32_t ui) {
     prefetch_hop(u, out.link);
     const Time start = may_start(ui, out, earliest);
     if (start == kUnknown) return wait_for(ui, out);
-    stop_waiting(u);
-    return book(ui, out, start);
+    return book(ui, out, start, stop_waiting(u));
   }
   options_for(u);
   const Choice best = first_to_finish(ui, earliest, std::max(u.tail, in ? in->last_end : 0));
   if (best.option == options_.size()) return wait_for(ui, options_.front());
-  stop_waiting(u);
-  book(ui, options_[best.option], best.start);
+  book(ui, options_[best.option], best.start, stop_waiting(u));
 }
 
 // Among the ways out with credit, the one on which the unit's tail would leave first.
@@ -327,15 +330,16 @@ Time CreditModel::may_start(std::uint32_t ui, const Option& out, Time earliest) 
   if (is_ejection(out.link)) return earliest;
   Buffer& next = buffer(out.link, out.vc);
   const Unit& u = units_[ui];
-  Bytes room = footprint(u, out.link, out.vc);
-  if (enters_ring(u, out)) {  // first come, first served among entering units; room for a bubble too
-    if (next.entering_head != kNone && next.entering_head != ui) return kUnknown;
-    room = std::min(capacity(out.link), room + bubble_bytes_);
-  } else if (next.waiters_head != kNone && next.waiters_head != ui) {
-    return kUnknown;  // first come, first served
-  }
-  const Time credit = credit_time(next, capacity(out.link), room);
+  // First come, first served (among the units entering a ring, if it enters one).
+  const std::uint32_t first = enters_ring(u, out) ? next.entering_head : next.waiters_head;
+  if (first != kNone && first != ui) return kUnknown;
+  const Time credit = credit_time(next, capacity(out.link), room_needed(u, out));
   return credit == kUnknown ? kUnknown : std::max(earliest, credit);
+}
+
+Bytes CreditModel::room_needed(const Unit& u, const Option& out) const {
+  const Bytes room = footprint(u, out.link, out.vc);
+  return enters_ring(u, out) ? std::min(capacity(out.link), room + bubble_bytes_) : room;
 }
 
 void CreditModel::wait_for(std::uint32_t ui, const Option& out) {
@@ -348,27 +352,32 @@ void CreditModel::wait_for(std::uint32_t ui, const Option& out) {
   Buffer& next = buffers_[b];
   std::uint32_t& head = u.enters ? next.entering_head : next.waiters_head;
   std::uint32_t& tail = u.enters ? next.entering_tail : next.waiters_tail;
-  if (tail == kNone) head = ui;
-  else units_[tail].next_waiter = ui;
+  if (tail == kNone) {
+    head = ui;
+  } else {
+    units_[tail].next_waiter = ui;
+    units_[tail].next_waiter_room = static_cast<std::int32_t>(room_needed(u, out));
+  }
   tail = ui;
 }
 
 // A unit that moves was at the front of the queue it waited in: the next one may try.
-void CreditModel::stop_waiting(Unit& u) {
-  if (u.waits_on == kNone) return;
+CreditModel::Woken CreditModel::stop_waiting(Unit& u) {
+  if (u.waits_on == kNone) return {};
   Buffer& b = buffers_[u.waits_on];
   std::uint32_t& head = u.enters ? b.entering_head : b.waiters_head;
   std::uint32_t& tail = u.enters ? b.entering_tail : b.waiters_tail;
   head = u.next_waiter;
   if (head == kNone) tail = kNone;
-  else retry(head);
+  const Woken woken{u.next_waiter, u.next_waiter_room};
   u.waits_on = kNone;
   u.next_waiter = kNone;
   u.enters = false;
+  return woken;
 }
 
 // Books the unit on the chosen link from `start` on and moves it to the next router.
-void CreditModel::book(std::uint32_t ui, const Option& out, Time start) {
+void CreditModel::book(std::uint32_t ui, const Option& out, Time start, Woken woken) {
   Unit& u = units_[ui];
   const Time tail = std::max(u.tail, u.link >= 0 ? buffer(u.link, u.vc).last_end : 0);
   TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, link_timings_[u.bottleneck].bandwidth);
@@ -380,6 +389,12 @@ void CreditModel::book(std::uint32_t ui, const Option& out, Time start) {
   const Time end = timeline.reserve(head_passes, std::max(start, tail - duration), duration);
   observe_booking(out.link, end, duration);
   if (!is_ejection(out.link)) buffer(out.link, out.vc).committed += footprint(u, out.link, out.vc);
+  // With one way out, the unit woken waited for the buffer this one has just filled: a retry
+  // that would find too little credit there would only queue it again where it is, so it is
+  // skipped (room made later, by a unit leaving that buffer, retries it then).
+  if (woken.unit != kNone &&
+      (adaptive_ || has_lanes_ || capacity(out.link) - buffer(out.link, out.vc).committed - woken.room >= 0))
+    retry(woken.unit);
   const LinkId came_by = u.link;
   leave_input(u, head_passes, end);
   const Time latency = link_timings_[tag].latency;

@@ -58,6 +58,7 @@ class CreditModel final : public PacketModelBase {
     Bytes unit_payload = 0;      // payload bytes per unit (whole packets)
     Time latest_delivery = 0;
     std::uint16_t bottleneck = 0;  // slowest link of the deterministic route, as a timing tag
+    std::uint8_t fifo = 0;         // its injection FIFO (by its first hop's direction)
     std::uint32_t units_left = 0;  // units sent and not yet delivered
     bool all_sent = false;
     std::vector<LinkId> route;   // deterministic route (kept for reuse across messages)
@@ -78,13 +79,16 @@ class CreditModel final : public PacketModelBase {
     LinkId link = -1;           // the link it arrived by; -1 at the source NIC
     LinkId next_link = -1;      // deterministic routes, and any at its NIC: route[0], read ahead
     LinkId ejection = -1;       // its route's last link (adaptive routing heads for its router)
+    std::int32_t next_waiter_room = 0;  // the credit next_waiter needs (deterministic routes)
     std::uint16_t bottleneck = 0;  // its message's slowest link, as a timing tag (clamps serialisation)
-    std::uint8_t vc = 0;        // virtual channel of its input buffer (its FIFO in an injection buffer)
+    std::uint8_t vc : 4 = 0;    // virtual channel of its input buffer (kMaxChannels)
+    std::uint8_t fifo : 4 = 0;  // at its NIC: its injection FIFO (kMaxFifos)
     bool crossed_dateline : 1 = false;  // in its current dimension (picks the dateline channel)
     bool last : 1 = false;              // its message's last unit
     bool enters : 1 = false;  // it waits in waits_on's queue of units entering a ring (bubble)
   };
   static_assert(sizeof(Unit) == 64, "a unit is one cache line");
+  static constexpr std::uint32_t kMaxChannels = 16, kMaxFifos = 16;  // what a unit's fields hold
   /// One input buffer: a link's downstream end, one virtual channel, as the sender upstream
   /// sees it through its credits.
   struct Buffer {
@@ -113,7 +117,7 @@ class CreditModel final : public PacketModelBase {
   }
   bool is_ejection(LinkId link) const { return link_class_[static_cast<std::size_t>(link)] & kEjection; }
   /// The injection FIFO of a message leaving by this route: its first hop's direction.
-  std::uint8_t injection_fifo(const LinkId* route) const;
+  std::uint8_t injection_fifo(const std::vector<LinkId>& route) const;
 
   void classify_links();
   void allocate_buffers();
@@ -147,10 +151,19 @@ class CreditModel final : public PacketModelBase {
   /// When `bytes` of credit will have come back for `b` (0: now), or kUnknown.
   Time credit_time(Buffer& b, Bytes capacity, Bytes bytes);
   void add_credit(Buffer& b, Time at, Bytes bytes);
-  void book(std::uint32_t unit_index, const Option& out, Time start);
+  /// The unit next in a waiter queue when the one ahead of it leaves, and the credit it needs.
+  struct Woken {
+    std::uint32_t unit = kNone;
+    Bytes room = 0;
+  };
+  /// Books the unit out by `out` and retries `woken`, unless it would find no credit.
+  void book(std::uint32_t unit_index, const Option& out, Time start, Woken woken);
   void leave_input(Unit& u, Time head_passes, Time end);
+  /// The credit the unit needs in the buffer of `out` (with a bubble when it enters a ring).
+  Bytes room_needed(const Unit& u, const Option& out) const;
   void wait_for(std::uint32_t unit_index, const Option& out);
-  void stop_waiting(Unit& u);
+  /// Takes the unit out of the queue it waits in; returns the next in it.
+  Woken stop_waiting(Unit& u);
   /// The first unit of the queue `u` waits in.
   std::uint32_t queue_head(const Unit& u) const {
     const Buffer& b = buffers_[u.waits_on];
