@@ -35,8 +35,12 @@ CreditModel::CreditModel(Kernel& kernel, const Machine& machine, Bytes train_byt
   allocate_buffers();
   kernel.add_prefetcher(member_callback<CreditModel, &CreditModel::arrive>(this).fn, [](const void* ctx, std::uint64_t arg) {
     const auto* self = static_cast<const CreditModel*>(ctx);
-    __builtin_prefetch(&self->units_[static_cast<std::uint32_t>(arg)]);
-    __builtin_prefetch(&self->buffers_[arg >> 32]);
+    const InFlight& f = self->units_[static_cast<std::uint32_t>(arg)];
+    __builtin_prefetch(&f.unit);
+    __builtin_prefetch(&f.ahead);
+    const auto* in = reinterpret_cast<const char*>(&self->buffers_[arg >> 32]);
+    __builtin_prefetch(in);
+    __builtin_prefetch(in + sizeof(Buffer) - 1);
   });
   kernel.add_prefetcher(member_callback<CreditModel, &CreditModel::send_next_unit>(this).fn,
                         [](const void* ctx, std::uint64_t arg) {
@@ -111,6 +115,8 @@ void CreditModel::start(const TransferRequest& request) {
   take_route(request, m.route);
   m.bottleneck = bottleneck_tag(m.route);
   m.fifo = injection_fifo(m.route);
+  m.first_link = m.route.front();
+  m.second_or_last = adaptive_ ? m.route.back() : m.route[1];  // a route has injection and ejection links
   send_next_unit(index);
 }
 
@@ -134,7 +140,7 @@ Bytes CreditModel::unit_payload(const PacketFormat& format) const {
 // The message's next unit leaves its NIC now (the first after the NIC's latency).
 void CreditModel::send_next_unit(std::uint64_t message_index) {
   const auto mi = static_cast<std::uint32_t>(message_index);
-  const auto ui = units_.take();
+  const auto pi = pending_.take();
   Message& m = messages_[mi];
   const PacketFormat& format = format_of(m.request);
   const Bytes start = m.next_offset;
@@ -142,20 +148,21 @@ void CreditModel::send_next_unit(std::uint64_t message_index) {
   m.next_offset = end;
   m.all_sent = end >= m.request.bytes;
   ++m.units_left;
-  Unit& u = units_[ui];
+  Unit& u = pending_[pi];
   u = Unit{};
   u.message = mi;
   u.wire_start = format.wire_offset(start);
   u.wire = static_cast<std::int32_t>((m.request.bytes == 0 ? format.header : format.wire_offset(end)) - u.wire_start);
   u.bottleneck = m.bottleneck;
   u.route = m.route.data();
-  u.next_link = m.route.front();
-  u.ejection = m.route.back();
+  u.next_link = m.first_link;
+  if (adaptive_) u.ejection = m.second_or_last;
+  else u.first_hop = m.second_or_last;
   u.fifo = m.fifo;
   u.tail = kernel_.now() + (start == 0 ? machine_.node.nic_latency : 0);
   u.last = m.all_sent;
   ++counters_.trains;
-  try_forward(ui);
+  try_forward(pi | kPending);
   drain();
 }
 
@@ -165,27 +172,26 @@ void CreditModel::arrive(std::uint64_t unit_and_buffer) {
   const auto ui = static_cast<std::uint32_t>(unit_and_buffer);
   Buffer& in = buffers_[unit_and_buffer >> 32];
   if (in.fifo_tail == kNone) in.fifo_head = ui;
-  else units_[in.fifo_tail].next_in_buffer = ui;
+  else units_[in.fifo_tail].unit.next_in_buffer = ui;
   in.fifo_tail = ui;
   if (in.fifo_head != ui) return;  // behind another unit: moved when that one leaves
   try_forward(ui);
   drain();
 }
 
-// What a move to `link` reads after the credit check: the link's timeline, the route's next
-// entry (the link after it), and the message record when it is delivered. Asked for at once,
-// so that the misses overlap.
+// What a move to `link` reads after the credit check: the link's timeline, and the message
+// record when the unit is delivered or is its message's last to leave the NIC. Asked for at
+// once, so that the misses overlap.
 void CreditModel::prefetch_hop(const Unit& u, LinkId link) const {
   __builtin_prefetch(&timelines_[static_cast<std::size_t>(link)]);
-  if (is_ejection(link)) prefetch_message(u.message);
-  else __builtin_prefetch(u.route + 1);
+  if (is_ejection(link) || (u.link < 0 && u.last)) prefetch_message(u.message);  // delivered, or injected
 }
 
 void CreditModel::drain() {
   while (!work_.empty()) {
-    const std::uint32_t ui = work_.back();
+    const UnitId id = work_.back();
     work_.pop_back();
-    try_forward(ui);
+    try_forward(id);
   }
 }
 
@@ -283,36 +289,35 @@ void CreditModel::add_credit(Buffer& b, Time at, Bytes bytes) {
   ++b.credits;
 }
 
-void CreditModel::try_forward(std::uint32_t ui) {
-  Unit& u = units_[ui];
-  if (u.message == kNone) return;  // delivered since it was queued for a retry
+void CreditModel::try_forward(UnitId id) {
+  Unit& u = unit(id);
+  if (u.message == kNone) return;  // moved on or delivered since it was queued for a retry
   Buffer* in = u.link >= 0 ? &buffer(u.link, u.vc) : nullptr;
-  if (in && in->fifo_head != ui) return;  // head-of-line: behind another unit
-  if (u.waits_on != kNone && queue_head(u) != ui) return;  // queued behind others
+  if (in && in->fifo_head != id) return;  // head-of-line: behind another unit
+  if (u.waits_on != kNone && queue_head(u) != id) return;  // queued behind others
   // A unit in a buffer has its head in (it was tried no earlier than its arrival); at its NIC
   // its head leaves with its tail.
   const Time earliest = std::max({kernel_.now(), in ? in->last_start : u.tail});
   if (!adaptive_ && !has_lanes_) {  // one way out
     const Option out = option(u, u.next_link, -1);
     prefetch_hop(u, out.link);
-    const Time start = may_start(ui, out, earliest);
-    if (start == kUnknown) return wait_for(ui, out);
-    return book(ui, out, start, stop_waiting(u));
+    const Time start = may_start(id, u, out, earliest);
+    if (start == kUnknown) return wait_for(id, out);
+    return book(id, out, start, stop_waiting(u));
   }
   options_for(u);
-  const Choice best = first_to_finish(ui, earliest, std::max(u.tail, in ? in->last_end : 0));
-  if (best.option == options_.size()) return wait_for(ui, options_.front());
-  book(ui, options_[best.option], best.start, stop_waiting(u));
+  const Choice best = first_to_finish(id, u, earliest, std::max(u.tail, in ? in->last_end : 0));
+  if (best.option == options_.size()) return wait_for(id, options_.front());
+  book(id, options_[best.option], best.start, stop_waiting(u));
 }
 
 // Among the ways out with credit, the one on which the unit's tail would leave first.
-CreditModel::Choice CreditModel::first_to_finish(std::uint32_t ui, Time earliest, Time tail) {
-  const Unit& u = units_[ui];
+CreditModel::Choice CreditModel::first_to_finish(UnitId id, const Unit& u, Time earliest, Time tail) {
   TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, link_timings_[u.bottleneck].bandwidth);
   Choice best{options_.size(), 0};
   Time best_end = kNever;
   for (std::size_t i = 0; i < options_.size(); ++i) {
-    const Time start = may_start(ui, options_[i], earliest);
+    const Time start = may_start(id, u, options_[i], earliest);
     if (start == kUnknown) continue;
     LinkTimeline& timeline = timelines_[static_cast<std::size_t>(options_[i].link)];
     timeline.forget_before(kernel_.now());
@@ -326,13 +331,12 @@ CreditModel::Choice CreditModel::first_to_finish(std::uint32_t ui, Time earliest
   return best;
 }
 
-Time CreditModel::may_start(std::uint32_t ui, const Option& out, Time earliest) {
+Time CreditModel::may_start(UnitId id, const Unit& u, const Option& out, Time earliest) {
   if (is_ejection(out.link)) return earliest;
   Buffer& next = buffer(out.link, out.vc);
-  const Unit& u = units_[ui];
   // First come, first served (among the units entering a ring, if it enters one).
-  const std::uint32_t first = enters_ring(u, out) ? next.entering_head : next.waiters_head;
-  if (first != kNone && first != ui) return kUnknown;
+  const UnitId first = enters_ring(u, out) ? next.entering_head : next.waiters_head;
+  if (first != kNone && first != id) return kUnknown;
   const Time credit = credit_time(next, capacity(out.link), room_needed(u, out));
   return credit == kUnknown ? kUnknown : std::max(earliest, credit);
 }
@@ -342,23 +346,24 @@ Bytes CreditModel::room_needed(const Unit& u, const Option& out) const {
   return enters_ring(u, out) ? std::min(capacity(out.link), room + bubble_bytes_) : room;
 }
 
-void CreditModel::wait_for(std::uint32_t ui, const Option& out) {
-  Unit& u = units_[ui];
+void CreditModel::wait_for(UnitId id, const Option& out) {
+  Unit& u = unit(id);
   const std::uint32_t b = buffer_index(out.link, out.vc);
   if (u.waits_on == b) return;  // already queued there
   u.waits_on = b;
   u.next_waiter = kNone;
   u.enters = enters_ring(u, out);
   Buffer& next = buffers_[b];
-  std::uint32_t& head = u.enters ? next.entering_head : next.waiters_head;
-  std::uint32_t& tail = u.enters ? next.entering_tail : next.waiters_tail;
+  UnitId& head = u.enters ? next.entering_head : next.waiters_head;
+  UnitId& tail = u.enters ? next.entering_tail : next.waiters_tail;
   if (tail == kNone) {
-    head = ui;
+    head = id;
   } else {
-    units_[tail].next_waiter = ui;
-    units_[tail].next_waiter_room = static_cast<std::int32_t>(room_needed(u, out));
+    Unit& ahead = unit(tail);
+    ahead.next_waiter = id;
+    ahead.next_waiter_room = static_cast<std::int32_t>(room_needed(u, out));
   }
-  tail = ui;
+  tail = id;
 }
 
 // A unit that moves was at the front of the queue it waited in: the next one may try.
@@ -377,8 +382,8 @@ CreditModel::Woken CreditModel::stop_waiting(Unit& u) {
 }
 
 // Books the unit on the chosen link from `start` on and moves it to the next router.
-void CreditModel::book(std::uint32_t ui, const Option& out, Time start, Woken woken) {
-  Unit& u = units_[ui];
+void CreditModel::book(UnitId id, const Option& out, Time start, Woken woken) {
+  Unit& u = unit(id);
   const Time tail = std::max(u.tail, u.link >= 0 ? buffer(u.link, u.vc).last_end : 0);
   TrainShape& shape = shape_of(u.wire_start, u.wire_start + u.wire, link_timings_[u.bottleneck].bandwidth);
   LinkTimeline& timeline = timelines_[static_cast<std::size_t>(out.link)];
@@ -391,10 +396,14 @@ void CreditModel::book(std::uint32_t ui, const Option& out, Time start, Woken wo
   if (!is_ejection(out.link)) buffer(out.link, out.vc).committed += footprint(u, out.link, out.vc);
   // With one way out, the unit woken waited for the buffer this one has just filled: a retry
   // that would find too little credit there would only queue it again where it is, so it is
-  // skipped (room made later, by a unit leaving that buffer, retries it then).
-  if (woken.unit != kNone &&
-      (adaptive_ || has_lanes_ || capacity(out.link) - buffer(out.link, out.vc).committed - woken.room >= 0))
-    retry(woken.unit);
+  // skipped (room made later, by a unit leaving that buffer, retries it then: its record is
+  // asked for now, for that retry, the next in that queue).
+  if (woken.unit != kNone) {
+    if (adaptive_ || has_lanes_ || capacity(out.link) - buffer(out.link, out.vc).committed - woken.room >= 0)
+      retry(woken.unit);
+    else
+      prefetch_unit(woken.unit);
+  }
   const LinkId came_by = u.link;
   leave_input(u, head_passes, end);
   const Time latency = link_timings_[tag].latency;
@@ -405,13 +414,53 @@ void CreditModel::book(std::uint32_t ui, const Option& out, Time start, Woken wo
   u.tail = end + latency;
   if (came_by < 0) {  // it left the NIC: the message's next unit may follow
     const std::uint32_t mi = u.message;
+    if (!u.last) prefetch_message(mi);  // for that unit, cut when this one has left
     if (!u.last) kernel_.at(end, member_callback<CreditModel, &CreditModel::send_next_unit>(this, mi));
     else notify(end, messages_[mi].request.on_injected);
   }
-  if (is_ejection(out.link)) return deliver(ui, u.tail);
-  if (!adaptive_) u.next_link = *++u.route;  // an adaptive unit's next link is chosen at its next router
-  const std::uint64_t arrival = ui | static_cast<std::uint64_t>(buffer_index(u.link, u.vc)) << 32;
+  if (is_ejection(out.link)) return deliver(id, u.tail);
+  const std::uint32_t ui = came_by < 0 ? enter_network(id) : id;
+  InFlight& f = units_[ui];
+  if (!adaptive_) next_hop(f);  // an adaptive unit's next link is chosen at its next router
+  const std::uint64_t arrival = ui | static_cast<std::uint64_t>(buffer_index(f.unit.link, f.unit.vc)) << 32;
   kernel_.at(head, member_callback<CreditModel, &CreditModel::arrive>(this, arrival));
+}
+
+std::uint32_t CreditModel::enter_network(UnitId id) {
+  Unit& pending = pending_[id & ~kPending];
+  const std::uint32_t ui = units_.take();
+  InFlight& f = units_[ui];
+  f.unit = pending;
+  f.ahead_next = f.ahead_count = 0;
+  if (!adaptive_) {  // its first hop was read when it was cut; the rest is read at that hop
+    f.unit.route += 2;
+    f.ahead[f.ahead_count++] = f.unit.first_hop;
+  }
+  pending.message = kNone;
+  pending_.release(id & ~kPending);
+  return ui;
+}
+
+// The route is asked for a hop before it is read.
+void CreditModel::next_hop(InFlight& f) {
+  if (f.ahead_next == f.ahead_count) read_ahead(f);
+  f.unit.next_link = f.ahead[f.ahead_next++];
+  if (is_ejection(f.unit.next_link)) return prefetch_message(f.unit.message);  // delivered at its next router
+  if (f.ahead_next == f.ahead_count) {
+    __builtin_prefetch(f.unit.route);
+    __builtin_prefetch(f.unit.route + InFlight::kAhead - 1);
+  }
+}
+
+// A route ends with its only ejection link: reading stops there.
+void CreditModel::read_ahead(InFlight& f) {
+  std::uint8_t n = 0;
+  for (bool ejection = false; n < InFlight::kAhead && !ejection; ++n) {
+    f.ahead[n] = *f.unit.route++;
+    ejection = is_ejection(f.ahead[n]);
+  }
+  f.ahead_count = n;
+  f.ahead_next = 0;
 }
 
 // The unit's tail leaves its input buffer at `end`; the credit reaches the sender one link
@@ -433,7 +482,7 @@ void CreditModel::leave_input(Unit& u, Time head_passes, Time end) {
 }
 
 void CreditModel::deliver(std::uint32_t ui, Time at) {
-  Unit& u = units_[ui];
+  Unit& u = units_[ui].unit;
   const std::uint32_t mi = u.message;
   u.message = kNone;
   units_.release(ui);
@@ -448,8 +497,8 @@ void CreditModel::deliver(std::uint32_t ui, Time at) {
 // naming it); with the dateline pair it would be a fault of the model.
 void CreditModel::drive(Kernel& kernel) {
   kernel.run();
-  if (kernel.stopped() || units_.in_use() == 0) return;
-  const std::string what = "network deadlock: " + std::to_string(units_.in_use()) +
+  if (kernel.stopped() || units_in_flight() == 0) return;
+  const std::string what = "network deadlock: " + std::to_string(units_in_flight()) +
                            " packet units are stuck in router buffers at t = " +
                            std::to_string(to_microseconds(kernel.now())) +
                            " us, each waiting for credit that another unit of the cycle holds";

@@ -46,7 +46,7 @@ class CreditModel final : public PacketModelBase {
   /// Runs the kernel; throws when units are left in the network (a deadlock).
   void drive(Kernel& kernel) override;
   /// Units in the network or waiting at a NIC.
-  std::size_t units_in_flight() const { return units_.in_use(); }
+  std::size_t units_in_flight() const { return units_.in_use() + pending_.in_use(); }
 
  private:
   static constexpr std::uint32_t kNone = UINT32_MAX;
@@ -59,26 +59,35 @@ class CreditModel final : public PacketModelBase {
     Time latest_delivery = 0;
     std::uint16_t bottleneck = 0;  // slowest link of the deterministic route, as a timing tag
     std::uint8_t fifo = 0;         // its injection FIFO (by its first hop's direction)
-    std::uint32_t units_left = 0;  // units sent and not yet delivered
     bool all_sent = false;
+    std::uint32_t units_left = 0;  // units sent and not yet delivered
+    // What its units take from the route when they are cut, kept here so that cutting one
+    // reads the route's cache line no more: its first link, and its second (deterministic
+    // routes) or its last (adaptive routing).
+    LinkId first_link = -1, second_or_last = -1;
     std::vector<LinkId> route;   // deterministic route (kept for reuse across messages)
   };
-  /// A unit in flight, in one cache line: what each hop needs is here (its next link, its
-  /// message's bottleneck), so that a hop reads this record and not also its route or message.
+  /// A unit's state, in one cache line: what each hop needs is here (its next link, its
+  /// message's bottleneck), so that a hop reads this record and not also its route or message
+  /// (whose cache lines have long gone by the time it leaves a congested NIC).
   /// Its head's arrival time is not kept: the arrival event runs then, so a unit in a buffer
   /// has its head in by the time it is tried, and a unit at its NIC has head == tail.
   struct alignas(64) Unit {
     Time tail = 0;              // when its tail has fully arrived where it is (or left the NIC)
     Bytes wire_start = 0;       // wire bytes of its message before it
-    const LinkId* route = nullptr;  // deterministic routes: its message's route from its next link on
+    const LinkId* route = nullptr;  // its message's route: at its NIC from its next link on, in
+                                    // the network from the first entry not read ahead
     std::int32_t wire = 0;      // its wire bytes (at most a buffer: 16 MiB)
     std::uint32_t message = kNone;  // kNone: a free record
     std::uint32_t next_in_buffer = kNone;  // the unit behind it in its input buffer
-    std::uint32_t next_waiter = kNone;     // the unit behind it in a waiter queue
+    std::uint32_t next_waiter = kNone;     // the unit behind it in a waiter queue (a UnitId)
     std::uint32_t waits_on = kNone;        // the buffer whose waiter queue it is in
     LinkId link = -1;           // the link it arrived by; -1 at the source NIC
     LinkId next_link = -1;      // deterministic routes, and any at its NIC: route[0], read ahead
-    LinkId ejection = -1;       // its route's last link (adaptive routing heads for its router)
+    union {
+      LinkId ejection = -1;     // adaptive routing: its route's last link (it heads for its router)
+      LinkId first_hop;         // deterministic routes, at its NIC: route[1], read when it is cut
+    };
     std::int32_t next_waiter_room = 0;  // the credit next_waiter needs (deterministic routes)
     std::uint16_t bottleneck = 0;  // its message's slowest link, as a timing tag (clamps serialisation)
     std::uint8_t vc : 4 = 0;    // virtual channel of its input buffer (kMaxChannels)
@@ -88,6 +97,25 @@ class CreditModel final : public PacketModelBase {
     bool enters : 1 = false;  // it waits in waits_on's queue of units entering a ring (bubble)
   };
   static_assert(sizeof(Unit) == 64, "a unit is one cache line");
+  /// A unit in the network: its state, and the next links of a deterministic route read ahead
+  /// from its message's, so that its hops read the route once per kAhead hops and not each hop,
+  /// asked for a hop before it is read (a message's route is seldom in the cache when its units
+  /// move). Units waiting at their
+  /// NIC (all but one of a congested node's messages have one there) are kept apart, as plain
+  /// Units: the units in the network, far fewer, then share fewer pages and cache lines.
+  struct alignas(64) InFlight {
+    static constexpr std::size_t kAhead = 15;
+    Unit unit;
+    std::array<LinkId, kAhead> ahead{};  // route entries after unit.next_link
+    std::uint8_t ahead_next = 0, ahead_count = 0;
+  };
+  static_assert(sizeof(InFlight) == 128, "a unit in the network is two cache lines");
+  /// Names a unit: an index to units_ (in the network), or with kPending to pending_ (at its
+  /// NIC). A buffer's waiter queue holds either kind: an injection buffer's, units at their
+  /// NIC; a network buffer's, units in the network.
+  using UnitId = std::uint32_t;
+  static constexpr UnitId kPending = UnitId{1} << 31;
+  Unit& unit(UnitId id) { return id & kPending ? pending_[id & ~kPending] : units_[id].unit; }
   static constexpr std::uint32_t kMaxChannels = 16, kMaxFifos = 16;  // what a unit's fields hold
   /// One input buffer: a link's downstream end, one virtual channel, as the sender upstream
   /// sees it through its credits.
@@ -127,17 +155,30 @@ class CreditModel final : public PacketModelBase {
   /// Payload bytes per unit of this format: whole packets, at most half the smallest buffer.
   Bytes unit_payload(const PacketFormat& format) const;
   void send_next_unit(std::uint64_t message_index);
-  void arrive(std::uint64_t unit_index);
+  void arrive(std::uint64_t unit_and_buffer);
   /// Moves the unit out of its buffer (or NIC) if it is at the front and has credit; else
   /// leaves it where it is, queued for the credit it needs.
-  void try_forward(std::uint32_t unit_index);
+  void try_forward(UnitId id);
   /// Retries every unit woken by the moves so far.
   void drain();
   /// Queues a unit for drain(), asking for its record now (it was last touched long ago).
-  void retry(std::uint32_t unit_index) {
-    __builtin_prefetch(&units_[unit_index]);
-    work_.push_back(unit_index);
+  void retry(UnitId id) {
+    prefetch_unit(id);
+    work_.push_back(id);
   }
+  void prefetch_unit(UnitId id) const {
+    if (id & kPending) {
+      __builtin_prefetch(&pending_[id & ~kPending]);
+    } else {
+      __builtin_prefetch(&units_[id]);
+      __builtin_prefetch(&units_[id].ahead);
+    }
+  }
+  /// Moves a unit leaving its NIC into a record of the network's; returns its index there.
+  std::uint32_t enter_network(UnitId id);
+  /// Sets the unit's next link to its route's next entry, reading ahead when it has used all.
+  void next_hop(InFlight& f);
+  void read_ahead(InFlight& f);
   void prefetch_message(std::uint32_t message_index) const;
   void prefetch_hop(const Unit& u, LinkId link) const;
   /// The unit's ways out of the router it is at, the deterministic one first.
@@ -153,19 +194,19 @@ class CreditModel final : public PacketModelBase {
   void add_credit(Buffer& b, Time at, Bytes bytes);
   /// The unit next in a waiter queue when the one ahead of it leaves, and the credit it needs.
   struct Woken {
-    std::uint32_t unit = kNone;
+    UnitId unit = kNone;
     Bytes room = 0;
   };
   /// Books the unit out by `out` and retries `woken`, unless it would find no credit.
-  void book(std::uint32_t unit_index, const Option& out, Time start, Woken woken);
+  void book(UnitId id, const Option& out, Time start, Woken woken);
   void leave_input(Unit& u, Time head_passes, Time end);
   /// The credit the unit needs in the buffer of `out` (with a bubble when it enters a ring).
   Bytes room_needed(const Unit& u, const Option& out) const;
-  void wait_for(std::uint32_t unit_index, const Option& out);
+  void wait_for(UnitId id, const Option& out);
   /// Takes the unit out of the queue it waits in; returns the next in it.
   Woken stop_waiting(Unit& u);
   /// The first unit of the queue `u` waits in.
-  std::uint32_t queue_head(const Unit& u) const {
+  UnitId queue_head(const Unit& u) const {
     const Buffer& b = buffers_[u.waits_on];
     return u.enters ? b.entering_head : b.waiters_head;
   }
@@ -178,13 +219,13 @@ class CreditModel final : public PacketModelBase {
     return link_class_[static_cast<std::size_t>(link)] & kDimMask ? network_capacity_ : injection_capacity_;
   }
   /// The credit check for one way out: the time the unit may start on it, or kUnknown.
-  Time may_start(std::uint32_t unit_index, const Option& out, Time earliest);
+  Time may_start(UnitId id, const Unit& u, const Option& out, Time earliest);
   /// An index into options_ (options_.size(): none has credit) and when the unit may start there.
   struct Choice {
     std::size_t option;
     Time start;
   };
-  Choice first_to_finish(std::uint32_t unit_index, Time earliest, Time tail);
+  Choice first_to_finish(UnitId id, const Unit& u, Time earliest, Time tail);
 
   std::vector<std::uint8_t> link_class_;
   std::vector<std::uint32_t> first_buffer_;  // per link: its first buffer in buffers_
@@ -201,8 +242,9 @@ class CreditModel final : public PacketModelBase {
   bool dateline_ = false;
   std::vector<Buffer> buffers_;   // per link and virtual channel
   SlotPool<Message> messages_;
-  SlotPool<Unit> units_;
-  std::vector<std::uint32_t> work_;  // units to retry
+  SlotPool<InFlight> units_;  // units in the network
+  SlotPool<Unit> pending_;     // units at their NIC, not yet on the injection link
+  std::vector<UnitId> work_;   // units to retry
   std::vector<Option> options_;      // scratch
   std::vector<LinkId> next_hops_;    // scratch
   std::vector<LinkId> lanes_;        // scratch

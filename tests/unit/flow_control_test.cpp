@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <deque>
+#include <map>
 
 #include "models/network/flow_control.hpp"
 #include "sim/run/scenario.hpp"
@@ -65,6 +66,31 @@ TEST_CASE("credit model: an uncontended message takes exactly the closed form", 
       INFO("bytes " << bytes << " " << src << " -> " << dst);
       CHECK(run_credit(m, {{src, dst, bytes}})[0].delivered == closed_form(m, src, dst, bytes));
     }
+}
+
+TEST_CASE("credit model: units follow routes longer than the links a unit reads ahead at once",
+          "[network][flow_control]") {
+  // A unit reads its route 15 links at a time (its first network link when it is cut): on a
+  // 24x24 torus, 0 -> (12, 12) is 26 links, read in three parts. Every unit must book each
+  // link of the route once, and no other link; and a lone message still takes the closed form.
+  const Machine m = buffered(torus_json({24, 24}, {"5GB/s", "4GB/s"}), "64KiB", "8GB/s");
+  const int src = 0, dst = 12 + 24 * 12;
+  std::vector<topo::LinkId> route;
+  m.topology->route(src, dst, route);
+  REQUIRE(route.size() == 26);
+  for (Bytes bytes : {Bytes{100}, Bytes{200000}}) {
+    Kernel k;
+    net::CreditModel network(k, m, 4096);
+    std::map<topo::LinkId, int> booked;
+    network.set_link_observer([&](topo::LinkId link, Time, Time) { ++booked[link]; });
+    std::deque<Completion> done = start_all(network, k, {{src, dst, bytes}});
+    network.drive(k);
+    const int units = static_cast<int>(network.counters().trains);
+    INFO(bytes << " bytes, " << units << " units");
+    CHECK(booked.size() == route.size());
+    for (topo::LinkId link : route) CHECK(booked[link] == units);
+    CHECK(done[0].delivered == closed_form(m, src, dst, bytes));
+  }
 }
 
 TEST_CASE("credit model: back-pressure holds the source to the route's bottleneck", "[network][flow_control]") {
