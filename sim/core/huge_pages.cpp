@@ -45,7 +45,7 @@ void* HugePageArena::allocate(std::size_t bytes, std::size_t alignment) {
     next_ = block + bytes;
     return block;
   }
-  constexpr std::size_t kChunk = 4 * kHugePage;
+  constexpr std::size_t kChunk = kHugePage;  // one page: a small simulation maps little
   if (bytes > kChunk / 2) {
     void* own = map_huge(bytes);
     chunks_.push_back({own, bytes});
