@@ -55,8 +55,8 @@ TEST_CASE("a vector on huge pages grows past a huge page as a plain one would", 
     big.push_back(i * 2654435761u);
     reference.push_back(i * 2654435761u);
   }
-  CHECK(HugePageAllocator<std::uint64_t>::mapped(big.capacity()));
-  CHECK(address(big.data()) % kHugePage == 0);
+  CHECK(HugePageAllocator<std::uint64_t>::mapped(big.capacity()) == kHugePages);  // operator new under ASan
+  if (kHugePages) CHECK(address(big.data()) % kHugePage == 0);
   CHECK(std::equal(big.begin(), big.end(), reference.begin(), reference.end()));
   big.resize(10);
   big.shrink_to_fit();  // back below a huge page: operator new again
