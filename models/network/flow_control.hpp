@@ -18,8 +18,9 @@
 //  - Bubble flow control (`deadlock_avoidance: bubble`, Blue Gene's escape channel): one
 //    channel per ring; a unit entering a ring's channel (from its injection buffer, another
 //    dimension or an adaptive channel) needs credit for itself and one more unit (the bubble),
-//    one continuing along it for itself. A ring then always keeps room for a unit to move, so
-//    it cannot deadlock. Entering units wait in a queue of their own, behind continuing ones.
+//    one continuing along it for itself, every unit taking a full unit's room there. A ring
+//    then always keeps room for a unit to move, so it cannot deadlock. Entering units wait
+//    in a queue of their own, never holding continuing ones.
 //  - It then books the output link's idle time as the packet model does (cut-through: its
 //    head may pass once the link is idle; it takes its serialisation time from
 //    max(start, tail arrival - serialisation) on, filling gaps) and frees its input buffer at

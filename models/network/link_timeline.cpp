@@ -14,9 +14,10 @@ namespace {
 // Spilled interval arrays are recycled through free lists by capacity (4 * 2^k intervals):
 // busy links spill and drain all the time, and malloc/free would otherwise cost more than the
 // booking. They are cache-line aligned, so the first size, four intervals, is exactly one
-// line. The simulator is single-threaded; arrays on the lists are never returned to malloc.
+// line. The simulator is single-threaded; arrays on the lists are never given back, so they
+// come from huge-page chunks (a long queue's search touches its array at random).
 constexpr std::uint32_t kFirstSpillCapacity = 4;
-constexpr std::align_val_t kLineAlignment{64};
+constexpr std::size_t kLineAlignment = 64;
 
 }  // namespace
 
@@ -174,7 +175,7 @@ void LinkTimeline::book_after_last(Time start, Time end_time) {
 
 LinkTimeline::Interval* LinkTimeline::allocate(std::uint32_t capacity) {
   auto& list = free_list(capacity);
-  if (list.empty()) return static_cast<Interval*>(::operator new(capacity * sizeof(Interval), kLineAlignment));
+  if (list.empty()) return static_cast<Interval*>(arrays().allocate(capacity * sizeof(Interval), kLineAlignment));
   Interval* array = list.back();
   list.pop_back();
   return array;
@@ -182,14 +183,15 @@ LinkTimeline::Interval* LinkTimeline::allocate(std::uint32_t capacity) {
 
 void LinkTimeline::release(Interval* array, std::uint32_t capacity) { free_list(capacity).push_back(array); }
 
+// Never unmapped: a timeline destroyed during static destruction may still release its array.
+HugePageArena& LinkTimeline::arrays() {
+  static HugePageArena& arena = *new HugePageArena;
+  return arena;
+}
+
 std::vector<LinkTimeline::Interval*>& LinkTimeline::free_list(std::uint32_t capacity) {
-  // The arrays are freed at exit (LeakSanitizer counts them lost once the lists are gone).
   struct FreeLists {
     std::vector<std::vector<Interval*>> by_size = std::vector<std::vector<Interval*>>(32);
-    ~FreeLists() {
-      for (const auto& list : by_size)
-        for (Interval* array : list) ::operator delete(array, kLineAlignment);
-    }
   };
   static FreeLists lists;
   std::size_t k = 0;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/huge_pages.hpp"
 #include "sim/core/time.hpp"
 
 namespace torsim::net {
@@ -98,6 +99,7 @@ class alignas(64) LinkTimeline {
   static Interval* allocate(std::uint32_t capacity);
   static void release(Interval* array, std::uint32_t capacity);
   static std::vector<Interval*>& free_list(std::uint32_t capacity);
+  static HugePageArena& arrays();
   void move_inline_if_small();
 
   union {

@@ -25,6 +25,7 @@
 
 #include "models/network/link_timeline.hpp"
 #include "models/network/network_model.hpp"
+#include "sim/core/huge_pages.hpp"
 #include "sim/core/slot_pool.hpp"
 
 namespace torsim::net {
@@ -118,7 +119,7 @@ class PacketModelBase : public NetworkModel {
 
   Bytes train_bytes_;  // payload per train, rounded down to whole packets of each transfer
   bool has_lanes_;
-  std::vector<LinkTimeline> timelines_;
+  std::vector<LinkTimeline, HugePageAllocator<LinkTimeline>> timelines_;  // one line a link, touched at random
   std::vector<LinkTiming> link_timings_;
   std::vector<std::uint16_t> timing_tags_;  // per link, as in its timeline's tag (compact: 2 B/link)
   std::vector<LinkTimeline> memory_;

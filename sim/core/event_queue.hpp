@@ -36,6 +36,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/huge_pages.hpp"
+
 namespace torsim {
 
 /// `Event` has an integer `time` (>= 0) and is default-constructible and trivially copyable.
@@ -47,7 +49,6 @@ class MonotoneEventQueue {
   MonotoneEventQueue& operator=(const MonotoneEventQueue&) = delete;
   ~MonotoneEventQueue() {
     clear();
-    while (free_blocks_) delete std::exchange(free_blocks_, free_blocks_->next);
   }
 
   bool empty() const { return size_ == 0; }
@@ -120,9 +121,6 @@ class MonotoneEventQueue {
     bool single_block() const { return head == tail; }
     std::size_t used(const Block* block) const { return block == tail ? tail_used : Block::kEvents; }
   };
-  // Free blocks beyond this many (about two megabytes) go back to the allocator: a burst (a
-  // million processes woken at once) must not keep its memory for the rest of the run.
-  static constexpr std::size_t kKeptBlocks = 2048;
 
   static int bucket_of(std::uint64_t differing, std::int64_t time) {
     const int level = (63 - std::countl_zero(differing)) / kDigitBits;
@@ -181,15 +179,12 @@ class MonotoneEventQueue {
   }
 
   Block* new_block() {
-    if (!free_blocks_) return new Block;
-    --free_count_;
+    if (!free_blocks_) return new (blocks_.allocate(sizeof(Block), alignof(Block))) Block;
     Block* block = std::exchange(free_blocks_, free_blocks_->next);
     block->next = nullptr;
     return block;
   }
   void free_block(Block* block) {
-    if (free_count_ >= kKeptBlocks) return delete block;
-    ++free_count_;
     block->next = free_blocks_;
     free_blocks_ = block;
   }
@@ -249,7 +244,10 @@ class MonotoneEventQueue {
   std::int64_t last_ = 0;  // the reference time: the earliest at the last refill (<= every event)
   std::size_t size_ = 0;
   Block* free_blocks_ = nullptr;  // the pool, last freed first
-  std::size_t free_count_ = 0;
+  // Where the blocks come from: huge pages, since a large run's events are spread over
+  // hundreds of megabytes. A block is never given back before the queue goes: a burst (a
+  // million processes woken at once) keeps its blocks, which were all live at its peak.
+  HugePageArena blocks_;
 };
 
 }  // namespace torsim

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/huge_pages.hpp"
+
 namespace torsim {
 
 template <class T>
@@ -49,7 +51,7 @@ class SlotPool {
     return index;
   }
 
-  std::vector<T> records_;
+  std::vector<T, HugePageAllocator<T>> records_;  // huge pages once large: touched at random
   std::vector<Index> free_;
 };
 

@@ -10,6 +10,8 @@
 #include <optional>
 #include <utility>
 
+#include "sim/core/huge_pages.hpp"
+
 namespace torsim {
 
 template <class T = void>
@@ -30,13 +32,20 @@ struct FinalAwaiter {
 // Coroutine frames are recycled through free lists by size (8-byte classes up to 1 KiB):
 // messaging layers create and destroy a coroutine or two per message, millions per second,
 // and with thousands of frames live malloc's bins cost more than the coroutine's own work.
-// Per thread; recycled frames are never returned to malloc.
+// Per thread; recycled frames are never given back, so they come from huge-page chunks
+// (frames of thousands of ranks are touched at random), which are never unmapped: a frame
+// may be released during static destruction.
 struct FreeFrame {
   FreeFrame* next;
 };
 inline constexpr std::size_t kFrameGranule = 8;  // malloc would round the same way: no extra bytes
 inline constexpr std::size_t kPooledFrameClasses = 128;
 inline thread_local FreeFrame* free_frames[kPooledFrameClasses] = {};
+
+inline HugePageArena& frame_arena() {
+  thread_local HugePageArena& arena = *new HugePageArena;
+  return arena;
+}
 
 inline std::size_t frame_class(std::size_t size) { return (size + kFrameGranule - 1) / kFrameGranule; }
 
@@ -47,7 +56,7 @@ inline void* allocate_frame(std::size_t size) {
     free_frames[k] = frame->next;
     return frame;
   }
-  return ::operator new(std::max<std::size_t>(k, 1) * kFrameGranule);
+  return frame_arena().allocate(std::max<std::size_t>(k, 1) * kFrameGranule, alignof(std::max_align_t));
 }
 
 inline void release_frame(void* memory, std::size_t size) noexcept {
