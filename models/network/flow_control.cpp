@@ -414,9 +414,12 @@ void CreditModel::book(UnitId id, const Option& out, Time start, Woken woken) {
   u.tail = end + latency;
   if (came_by < 0) {  // it left the NIC: the message's next unit may follow
     const std::uint32_t mi = u.message;
-    if (!u.last) prefetch_message(mi);  // for that unit, cut when this one has left
-    if (!u.last) kernel_.at(end, member_callback<CreditModel, &CreditModel::send_next_unit>(this, mi));
-    else notify(end, messages_[mi].request.on_injected);
+    if (u.last) {
+      notify(end, messages_[mi].request.on_injected);
+    } else {
+      prefetch_message(mi);  // for that unit, cut when this one has left
+      kernel_.at(end, member_callback<CreditModel, &CreditModel::send_next_unit>(this, mi));
+    }
   }
   if (is_ejection(out.link)) return deliver(id, u.tail);
   const std::uint32_t ui = came_by < 0 ? enter_network(id) : id;
