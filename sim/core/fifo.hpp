@@ -2,6 +2,7 @@
 // costs over half a kilobyte for each of a million idle ranks).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -17,13 +18,7 @@ class Fifo {
   const T& front() const { return items_[head_]; }
   T pop_front() {
     T item = std::move(items_[head_++]);
-    if (head_ == items_.size()) {
-      items_.clear();
-      head_ = 0;
-    } else if (head_ >= 64 && head_ * 2 >= items_.size()) {
-      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
-      head_ = 0;
-    }
+    drop_front_room();
     return item;
   }
   /// Removes and returns the first item matching `pred`, keeping the order of the others.
@@ -32,8 +27,7 @@ class Fifo {
     for (std::size_t i = head_; i < items_.size(); ++i) {
       if (!pred(items_[i])) continue;
       out = std::move(items_[i]);
-      items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(i));
-      if (head_ == items_.size()) clear();
+      remove_at(i);
       return true;
     }
     return false;
@@ -44,6 +38,28 @@ class Fifo {
   }
 
  private:
+  // The items on the shorter side of `i` move over it: a match near the front of a long
+  // queue (a receive posted planes ahead) then moves a few items, not all those behind it.
+  void remove_at(std::size_t i) {
+    const auto at = items_.begin() + static_cast<std::ptrdiff_t>(i);
+    if (i - head_ < items_.size() - i) {
+      std::move_backward(items_.begin() + static_cast<std::ptrdiff_t>(head_), at, at + 1);
+      ++head_;
+      return drop_front_room();
+    }
+    items_.erase(at);
+    if (head_ == items_.size()) clear();
+  }
+  // Gives back the room before the head when it is all there is, or at least half.
+  void drop_front_room() {
+    if (head_ == items_.size()) {
+      clear();
+    } else if (head_ >= 64 && head_ * 2 >= items_.size()) {
+      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+
   std::vector<T> items_;
   std::size_t head_ = 0;
 };
