@@ -45,10 +45,10 @@ class Fifo {
     if (i - head_ < items_.size() - i) {
       std::move_backward(items_.begin() + static_cast<std::ptrdiff_t>(head_), at, at + 1);
       ++head_;
-      return drop_front_room();
+    } else {
+      items_.erase(at);
     }
-    items_.erase(at);
-    if (head_ == items_.size()) clear();
+    drop_front_room();
   }
   // Gives back the room before the head when it is all there is, or at least half.
   void drop_front_room() {
