@@ -46,6 +46,37 @@ void PacketModelBase::tabulate_link_timings() {
   if (link_timings_.size() > 65536) throw std::logic_error("more than 65,536 distinct link timings");
 }
 
+// An ejection link at least as fast as all the links that can feed it (its router's incoming
+// links, but for its own node's injection link: a route never returns to its source) can hold
+// no queue: in the fluid limit what its feeders bring at their rates it takes at once. It is
+// not booked. Booking it would serialise trains that arrive together on different feeders,
+// each charged a contiguous window at its tail: six trains ending together on Blue Gene/P's
+// six incoming links (its reception takes 6 x 425 MB/s) would leave the last one 5/6 of a
+// train late, and the deep queues of short windows those bookings leave are the costliest a
+// large all-to-all books.
+void PacketModel::find_unbooked_ejection_links() {
+  std::size_t vertices = 0;
+  for (LinkId l = 0; l < topology_.link_count(); ++l) {
+    const auto& info = topology_.link(l);
+    vertices = std::max(vertices, static_cast<std::size_t>(std::max(info.from, info.to)) + 1);
+  }
+  std::vector<Rate> inflow(vertices, 0);  // bandwidth of the links into each vertex
+  std::map<std::pair<std::int32_t, std::int32_t>, Rate> injection_into;  // (node vertex, router)
+  for (LinkId l = 0; l < topology_.link_count(); ++l) {
+    const auto& info = topology_.link(l);
+    inflow[static_cast<std::size_t>(info.to)] += info.bandwidth;
+    if (info.kind == topo::LinkKind::injection) injection_into[{info.from, info.to}] += info.bandwidth;
+  }
+  unbooked_.assign(static_cast<std::size_t>(topology_.link_count()), 0);
+  for (LinkId l = 0; l < topology_.link_count(); ++l) {
+    const auto& info = topology_.link(l);
+    if (info.kind != topo::LinkKind::ejection) continue;
+    const auto own = injection_into.find({info.to, info.from});
+    const Rate feeders = inflow[static_cast<std::size_t>(info.from)] - (own == injection_into.end() ? 0 : own->second);
+    unbooked_[static_cast<std::size_t>(l)] = info.bandwidth >= feeders ? 1 : 0;
+  }
+}
+
 void PacketModel::start(const TransferRequest& request) {
   const auto opened = open_message(messages_, request);
   if (!opened) return;
@@ -148,6 +179,7 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
     } else {
       book_adaptive_hops(m, train);
     }
+    if (unbooked(route.back())) return cross_unbooked(route.back(), train);
     book(route.back());
   };
   // The hot loop is the lane-less one: one link per hop, booked inline.
@@ -156,6 +188,17 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
   else walk([&](LinkId link) { book_hop(link, train); });
   booking.delivered = train.tail;
   return booking;
+}
+
+void PacketModel::cross_unbooked(LinkId link, Train& train) {
+  LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
+  const Time duration = serialisation(timeline.tag(), *train.shape);
+  const Time end = std::max(train.head, train.tail - duration) + duration;
+  timeline.add_busy(duration);
+  observe_booking(link, end, duration);
+  const Time latency = timing(link).latency;
+  train.head += latency;
+  train.tail = end + latency;
 }
 
 void PacketModel::book_lanes(LinkId link, Train& train) {

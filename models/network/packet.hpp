@@ -145,7 +145,9 @@ class PacketModelBase : public NetworkModel {
 class PacketModel final : public PacketModelBase {
  public:
   PacketModel(Kernel& kernel, const Machine& machine, Bytes train_bytes)
-      : PacketModelBase(kernel, machine, train_bytes) {}
+      : PacketModelBase(kernel, machine, train_bytes) {
+    find_unbooked_ejection_links();
+  }
   void start(const TransferRequest& request) override;
 
  private:
@@ -187,6 +189,12 @@ class PacketModel final : public PacketModelBase {
     train.head = head_passes + latency;
     train.tail = end + latency;
   }
+  /// Marks the ejection links that can hold no queue (see the definition).
+  void find_unbooked_ejection_links();
+  bool unbooked(LinkId link) const { return unbooked_[static_cast<std::size_t>(link)] != 0; }
+  /// Crosses an ejection link that never queues: its serialisation and latency, booked
+  /// nowhere (its busy time still counted). Equal to book_hop() on an idle link.
+  void cross_unbooked(LinkId link, Train& train);
   /// Books the best of the link's lanes.
   void book_lanes(LinkId link, Train& train);
   /// Books the earliest window among the candidate links (ties: first candidate), advances
@@ -194,6 +202,7 @@ class PacketModel final : public PacketModelBase {
   LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
 
   SlotPool<Message> messages_;  // records keep their route's capacity from message to message
+  std::vector<std::uint8_t> unbooked_;  // per link: 1 for an ejection link that never queues
   std::vector<LinkId> candidates_;  // scratch: links a train may take at this hop
   std::vector<LinkId> next_hops_;   // scratch for adaptive routing
 };

@@ -163,6 +163,34 @@ TEST_CASE("an N-to-1 incast is limited by the ejection link", "[network][packet]
   CHECK(last < ejection_bound + 5 * kMicrosecond);
 }
 
+TEST_CASE("an ejection link as fast as all its incoming links serialises nothing", "[network][packet]") {
+  // A 3x3 torus of 1 GB/s links: node 4's router has four incoming links, one from each of
+  // nodes 1, 3, 5 and 7, whose messages arrive together. A 4 GB/s ejection link takes them
+  // all at once (the node's own injection link cannot feed it: no route returns to its
+  // source), so each is delivered at its closed form; it is not booked, but its busy time counts.
+  const int bytes = 64 << 10;
+  const std::vector<std::array<int, 3>> flows{{1, 4, bytes}, {3, 4, bytes}, {5, 4, bytes}, {7, 4, bytes}};
+  const Machine fast = make_machine(machine_json(torus_json({3, 3}, {"1GB/s", "1GB/s"}), "4GB/s"));
+  Kernel k;
+  auto network = net::make_network_model(Json{{"model", "packet"}}, Where("test"), k, fast);
+  std::deque<Completion> done;
+  for (const auto& [src, dst, b] : flows) {
+    done.push_back({-1, -1, &k});
+    network->start(done.back().request(src, dst, b));
+  }
+  k.run();
+  for (std::size_t i = 0; i < flows.size(); ++i) CHECK(done[i].delivered == closed_form(fast, flows[i][0], 4, bytes));
+  const auto ejection = static_cast<std::size_t>(fast.topology->ejection_link(4));
+  CHECK(network->link_busy()[ejection] == 4 * transfer_time(fast.packet.wire_bytes(bytes), 4000000000));
+  // One byte per second slower and it could queue: it is booked, and trains whose tails arrive
+  // together take turns on it, each charged a window of its own at its tail.
+  const Machine slower = make_machine(machine_json(torus_json({3, 3}, {"1GB/s", "1GB/s"}), "3999999999B/s"));
+  const auto booked = run_together(slower, "packet", flows);
+  // Each message's last train (4 KiB of payload, the default) waits for the others' windows.
+  const Time window = transfer_time(slower.packet.wire_bytes(4096), 3999999999);
+  CHECK(*std::max_element(booked.begin(), booked.end()) == closed_form(slower, 1, 4, bytes) + 3 * window);
+}
+
 TEST_CASE("link busy time adds up to the serialisation booked", "[network][packet]") {
   const Machine m = make_machine(machine_json(torus_json({4}, {"5GB/s"}), "40GB/s"));
   Kernel k;
