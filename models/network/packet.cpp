@@ -55,25 +55,18 @@ void PacketModelBase::tabulate_link_timings() {
 // train late, and the deep queues of short windows those bookings leave are the costliest a
 // large all-to-all books.
 void PacketModel::find_unbooked_ejection_links() {
-  std::size_t vertices = 0;
-  for (LinkId l = 0; l < topology_.link_count(); ++l) {
-    const auto& info = topology_.link(l);
-    vertices = std::max(vertices, static_cast<std::size_t>(std::max(info.from, info.to)) + 1);
-  }
-  std::vector<Rate> inflow(vertices, 0);  // bandwidth of the links into each vertex
-  std::map<std::pair<std::int32_t, std::int32_t>, Rate> injection_into;  // (node vertex, router)
-  for (LinkId l = 0; l < topology_.link_count(); ++l) {
-    const auto& info = topology_.link(l);
-    inflow[static_cast<std::size_t>(info.to)] += info.bandwidth;
-    if (info.kind == topo::LinkKind::injection) injection_into[{info.from, info.to}] += info.bandwidth;
-  }
+  std::vector<Rate> inflow(static_cast<std::size_t>(topology_.router_count()), 0);  // into each router
+  for (const auto& info : topology_.links())
+    if (info.to < topology_.router_count()) inflow[static_cast<std::size_t>(info.to)] += info.bandwidth;
   unbooked_.assign(static_cast<std::size_t>(topology_.link_count()), 0);
-  for (LinkId l = 0; l < topology_.link_count(); ++l) {
-    const auto& info = topology_.link(l);
-    if (info.kind != topo::LinkKind::ejection) continue;
-    const auto own = injection_into.find({info.to, info.from});
-    const Rate feeders = inflow[static_cast<std::size_t>(info.from)] - (own == injection_into.end() ? 0 : own->second);
-    unbooked_[static_cast<std::size_t>(l)] = info.bandwidth >= feeders ? 1 : 0;
+  for (int rail = 0; rail < topology_.rail_count(); ++rail) {
+    for (topo::NodeId n = 0; n < topology_.node_count(); ++n) {
+      const LinkId ejection = topology_.ejection_link(n, rail);
+      const auto& info = topology_.link(ejection);
+      const Rate own = topology_.link(topology_.injection_link(n, rail)).bandwidth;  // same router
+      const Rate feeders = inflow[static_cast<std::size_t>(info.from)] - own;
+      unbooked_[static_cast<std::size_t>(ejection)] = info.bandwidth >= feeders ? 1 : 0;
+    }
   }
 }
 
