@@ -185,13 +185,12 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
 
 void PacketModel::cross_unbooked(LinkId link, Train& train) {
   LinkTimeline& timeline = timelines_[static_cast<std::size_t>(link)];
-  const Time duration = serialisation(timeline.tag(), *train.shape);
+  const std::uint32_t tag = timeline.tag();
+  const Time duration = serialisation(tag, *train.shape);
   const Time end = std::max(train.head, train.tail - duration) + duration;
   timeline.add_busy(duration);
   observe_booking(link, end, duration);
-  const Time latency = timing(link).latency;
-  train.head += latency;
-  train.tail = end + latency;
+  leave(train, tag, train.head, end);
 }
 
 void PacketModel::book_lanes(LinkId link, Train& train) {
@@ -262,9 +261,7 @@ LinkId PacketModel::book_link(const std::vector<LinkId>& candidates, Train& trai
   timeline.book(best_plan);
   timeline.add_busy(best_duration);
   observe_booking(best, best_plan.end, best_duration);
-  const Time latency = timing(best).latency;
-  train.head = head_passes + latency;
-  train.tail = best_plan.end + latency;
+  leave(train, timeline.tag(), head_passes, best_plan.end);
   return best;
 }
 

@@ -185,6 +185,11 @@ class PacketModel final : public PacketModelBase {
     Time head_passes = train.head;
     const Time end = timeline.reserve(head_passes, std::max(train.head, train.tail - duration), duration);
     if constexpr (kObserved) observe_booking(link, end, duration);
+    leave(train, tag, head_passes, end);
+  }
+  /// The train leaves a link of timing `tag` that its head passed at `head_passes` and its
+  /// tail at `end`: both reach the next link one latency later.
+  void leave(Train& train, std::uint32_t tag, Time head_passes, Time end) const {
     const Time latency = link_timings_[tag].latency;
     train.head = head_passes + latency;
     train.tail = end + latency;
