@@ -18,6 +18,7 @@
 
 #include "models/apps/micro.hpp"
 #include "models/collectives/algorithms.hpp"
+#include "sim/core/huge_pages.hpp"
 
 namespace torsim::apps {
 namespace {
@@ -189,11 +190,14 @@ Task<rt::Request> Fft3d::post_block(Comm c, Rank to, Bytes bytes, rt::Tag tag) {
 }
 
 namespace {
-bool must_drain(const std::deque<rt::Request>& pending, std::size_t limit) {
+// A rank's requests in flight, oldest first. Every rank has two such queues, touched at
+// random: their blocks come from huge pages (recycled, sim/core/huge_pages.hpp).
+using Pending = std::deque<rt::Request, RecycledAllocator<rt::Request>>;
+bool must_drain(const Pending& pending, std::size_t limit) {
   return !pending.empty() && (pending.front().done() || pending.size() > limit);
 }
 // Drops requests already done from the front, then waits for the oldest while over `limit`.
-Task<> drain_slow(std::deque<rt::Request>& pending, std::size_t limit) {
+Task<> drain_slow(Pending& pending, std::size_t limit) {
   while (must_drain(pending, limit)) {
     rt::Request& oldest = pending.front();  // named: GCC would await a copy of front()'s result
     co_await oldest;
@@ -201,7 +205,7 @@ Task<> drain_slow(std::deque<rt::Request>& pending, std::size_t limit) {
   }
 }
 // The same, with no coroutine frame when there is nothing to drop (after most sends).
-Task<> drain(std::deque<rt::Request>& pending, std::size_t limit) {
+Task<> drain(Pending& pending, std::size_t limit) {
   if (!must_drain(pending, limit)) return Task<>::done();
   return drain_slow(pending, limit);
 }
@@ -209,7 +213,7 @@ Task<> drain(std::deque<rt::Request>& pending, std::size_t limit) {
 
 // Per plane: its FFTs, then its blocks to the team (own block copied), overlapping the next.
 Task<> Fft3d::slabs_round(Comm c, Round r, int round) {
-  std::deque<rt::Request> sends, receives;
+  Pending sends, receives;
   const auto tag_of = [&](std::int64_t plane) { return static_cast<rt::Tag>(round * r.planes + plane); };
   std::int64_t posted = 0;  // planes whose receives are posted (MPI)
   for (std::int64_t plane = 0; plane < r.planes; ++plane) {

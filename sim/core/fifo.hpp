@@ -1,10 +1,14 @@
 // A queue that allocates nothing while empty (std::deque allocates on construction, which
-// costs over half a kilobyte for each of a million idle ranks).
+// costs over half a kilobyte for each of a million idle ranks). Its array is a recycled block
+// on huge pages (sim/core/huge_pages.hpp): a rank's receive queues, thousands of them read
+// at random by matching, would otherwise each sit on small pages of their own.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <vector>
+
+#include "sim/core/huge_pages.hpp"
 
 namespace torsim {
 
@@ -60,7 +64,7 @@ class Fifo {
     }
   }
 
-  std::vector<T> items_;
+  std::vector<T, RecycledAllocator<T>> items_;
   std::size_t head_ = 0;
 };
 

@@ -2,7 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <vector>
 
 namespace torsim {
 
@@ -66,6 +69,37 @@ void* HugePageArena::allocate(std::size_t bytes, std::size_t alignment) {
   next_ = static_cast<char*>(chunks_.back().memory) + bytes;
   end_ = static_cast<char*>(chunks_.back().memory) + kChunk;
   return chunks_.back().memory;
+}
+
+namespace {
+constexpr std::size_t kSmallestRecycled = 64;
+std::size_t size_class(std::size_t bytes) {
+  return static_cast<std::size_t>(std::bit_width(std::max(bytes, kSmallestRecycled) - 1));
+}
+struct Recycled {
+  HugePageArena arena;
+  std::vector<void*> free[64];
+};
+// Never destroyed: a static object's destructor may still give a block back.
+Recycled& recycled() {
+  static Recycled& r = *new Recycled;
+  return r;
+}
+}  // namespace
+
+void* allocate_recycled(std::size_t bytes) {
+  if (!kHugePages || bytes > kLargestRecycled) return ::operator new(bytes);
+  const std::size_t k = size_class(bytes);
+  auto& list = recycled().free[k];
+  if (list.empty()) return recycled().arena.allocate(std::size_t{1} << k, kSmallestRecycled);
+  void* block = list.back();
+  list.pop_back();
+  return block;
+}
+
+void release_recycled(void* block, std::size_t bytes) noexcept {
+  if (!kHugePages || bytes > kLargestRecycled) return ::operator delete(block);
+  recycled().free[size_class(bytes)].push_back(block);
 }
 
 }  // namespace torsim

@@ -78,4 +78,26 @@ class HugePageArena {
   char* end_ = nullptr;
 };
 
+/// Blocks of up to kLargestRecycled bytes, rounded up to powers of two from 64 bytes, carved
+/// from huge-page chunks and recycled through a free list per size; larger ones go to
+/// operator new. For the many small arrays a large run grows and shrinks (a rank's queues),
+/// touched at random like the pools'. Without huge pages, operator new throughout.
+void* allocate_recycled(std::size_t bytes);
+void release_recycled(void* block, std::size_t bytes) noexcept;
+inline constexpr std::size_t kLargestRecycled = std::size_t{1} << 20;
+
+/// A standard allocator over allocate_recycled().
+template <class T>
+struct RecycledAllocator {
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "blocks are aligned as operator new's");
+  using value_type = T;
+  RecycledAllocator() = default;
+  template <class U>
+  RecycledAllocator(const RecycledAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(allocate_recycled(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { release_recycled(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const RecycledAllocator<U>&) const noexcept { return true; }
+};
+
 }  // namespace torsim

@@ -62,3 +62,37 @@ TEST_CASE("a vector on huge pages grows past a huge page as a plain one would", 
   big.shrink_to_fit();  // back below a huge page: operator new again
   CHECK(std::equal(big.begin(), big.end(), reference.begin()));
 }
+
+TEST_CASE("recycled blocks come back by size and keep what is written", "[huge_pages]") {
+  // Sizes of one class (65-128 bytes) share a free list; the last released is the next given.
+  void* a = allocate_recycled(100);
+  void* b = allocate_recycled(70);
+  CHECK(a != b);
+  std::memset(a, 1, 100);
+  std::memset(b, 2, 70);
+  CHECK(static_cast<unsigned char*>(a)[99] == 1);
+  release_recycled(a, 100);
+  void* again = allocate_recycled(128);
+  if (kHugePages) CHECK(again == a);  // without huge pages: operator new throughout
+  release_recycled(again, 128);
+  void* large = allocate_recycled(kLargestRecycled + 1);  // past the largest class: operator new
+  std::memset(large, 3, kLargestRecycled + 1);
+  release_recycled(large, kLargestRecycled + 1);
+  release_recycled(b, 70);
+}
+
+TEST_CASE("a vector on recycled blocks grows and shrinks as a plain one would", "[huge_pages]") {
+  std::vector<int, RecycledAllocator<int>> recycled;
+  std::vector<int> reference;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 5000; ++i) {
+      recycled.push_back(i * round);
+      reference.push_back(i * round);
+    }
+    REQUIRE(std::equal(recycled.begin(), recycled.end(), reference.begin(), reference.end()));
+    recycled.erase(recycled.begin(), recycled.begin() + 4000);
+    reference.erase(reference.begin(), reference.begin() + 4000);
+    recycled.shrink_to_fit();
+  }
+  CHECK(std::equal(recycled.begin(), recycled.end(), reference.begin(), reference.end()));
+}
