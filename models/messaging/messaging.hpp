@@ -16,6 +16,7 @@
 #include "models/messaging/job.hpp"
 #include "models/messaging/request.hpp"
 #include "sim/core/fifo.hpp"
+#include "sim/core/huge_pages.hpp"
 
 namespace torsim::rt {
 
@@ -232,8 +233,8 @@ class MessagingLayer {
     Envelope envelope;
   };
   struct RankQueues {
-    Fifo<PostedReceive> posted;
-    Fifo<Unexpected> unexpected;
+    Fifo<PostedReceive, RecycledAllocator<PostedReceive>> posted;  // read at random: huge pages
+    Fifo<Unexpected, RecycledAllocator<Unexpected>> unexpected;
     Fifo<QueuedAm> active_messages;
     std::uint32_t collective_sequence = 0;
   };

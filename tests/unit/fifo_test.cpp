@@ -6,11 +6,14 @@
 #include <vector>
 
 #include "sim/core/fifo.hpp"
+#include "sim/core/huge_pages.hpp"
 
 using namespace torsim;
 
 namespace {
-std::vector<int> drain(Fifo<int>& fifo) {
+using RecycledFifo = Fifo<int, RecycledAllocator<int>>;  // a rank's receive queues
+template <class Queue>
+std::vector<int> drain(Queue& fifo) {
   std::vector<int> out;
   while (!fifo.empty()) out.push_back(fifo.pop_front());
   return out;
@@ -59,8 +62,9 @@ TEST_CASE("taking the last item empties the fifo, which then starts again", "[fi
 
 // The queue a matching engine keeps: pushes, pops and takes from anywhere, against a
 // std::deque doing the same. Long queues cross the point where room at the front is dropped.
-TEST_CASE("a fifo behaves as a deque under random pushes, pops and takes", "[fifo]") {
-  Fifo<int> fifo;
+TEMPLATE_TEST_CASE("a fifo behaves as a deque under random pushes, pops and takes", "[fifo]", Fifo<int>,
+                   RecycledFifo) {
+  TestType fifo;
   std::deque<int> reference;
   std::uint64_t state = 12345;
   const auto next = [&state](std::uint64_t bound) {
