@@ -70,10 +70,9 @@ class RequestPool {
 inline std::uint32_t RequestPool::allocate() {
   const std::uint32_t index = slots_.take();
   if (index / 64 >= flags_.size()) flags_.resize(index / 64 + 1);
-  Flags& f = flags_[index / 64];
-  f.done &= ~bit(index);
-  f.released &= ~bit(index);
-  f.waiting &= ~bit(index);
+  clear(index, &Flags::done);
+  clear(index, &Flags::released);
+  clear(index, &Flags::waiting);
   return index;
 }
 
