@@ -27,12 +27,12 @@ LAYERS = [
     ("gpu", ["models/gpu/"]),
     ("runtime", ["models/runtime/"]),
     ("apps", ["models/apps/"]),
-    ("run", ["sim/run/"]),
+    ("run", ["run/"]),
     ("validation", ["validation/"]),
-    ("cli", ["sim/cli/"]),
+    ("cli", ["cli/"]),
     ("tests", ["tests/", "fuzz/"]),
 ]
-SOURCE_DIRS = ["sim", "topologies", "models", "validation", "tests", "fuzz"]
+SOURCE_DIRS = ["sim", "topologies", "models", "run", "validation", "cli", "tests", "fuzz"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 
 

@@ -1,6 +1,6 @@
 #include "validation/claims.hpp"
 
-#include "sim/run/scenario.hpp"
+#include "run/scenario.hpp"
 
 namespace torsim::validation {
 

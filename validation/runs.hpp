@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/run/output.hpp"
+#include "run/output.hpp"
 #include "validation/claims.hpp"
 
 namespace torsim::validation {

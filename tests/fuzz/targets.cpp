@@ -5,9 +5,9 @@
 #include <string>
 
 #include "sim/config/units.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
-#include "sim/run/trace.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
+#include "run/trace.hpp"
 
 namespace torsim::fuzz {
 

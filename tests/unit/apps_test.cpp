@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 
 using namespace torsim;
 

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "models/runtime/gasnet_dcmf.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 
 using namespace torsim;
 

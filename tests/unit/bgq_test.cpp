@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "models/runtime/mpi_pami.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
 
 using namespace torsim;

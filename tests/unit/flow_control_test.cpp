@@ -4,8 +4,8 @@
 #include <map>
 
 #include "models/network/flow_control.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
 
 using namespace torsim;

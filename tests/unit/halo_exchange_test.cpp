@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "models/runtime/cosmo_halo.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 
 using namespace torsim;
 

@@ -4,8 +4,8 @@
 
 #include "models/nic/pcie.hpp"
 #include "models/runtime/infiniband_layers.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 
 using namespace torsim;
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "models/runtime/mpi_cuda.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 #include "tests/support/layer_job.hpp"
 
 using namespace torsim;

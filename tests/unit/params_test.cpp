@@ -2,7 +2,7 @@
 
 #include "sim/config/json_merge.hpp"
 #include "sim/config/params.hpp"
-#include "sim/cli/reference.hpp"
+#include "cli/reference.hpp"
 #include "tests/support/input_error.hpp"
 
 using namespace torsim;

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "models/messaging/messaging.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/simulation.hpp"
 #include "tests/support/layer_job.hpp"
 
 using namespace torsim;

@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
 
 using namespace torsim;

@@ -9,7 +9,7 @@
 #include "models/collectives/algorithms.hpp"
 #include "models/collectives/collectives.hpp"
 #include "models/runtime/via.hpp"
-#include "sim/run/scenario.hpp"
+#include "run/scenario.hpp"
 #include "tests/support/layer_job.hpp"
 
 using namespace torsim;

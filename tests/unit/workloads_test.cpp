@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "sim/run/simulation.hpp"
+#include "run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
 #include "tests/support/input_error.hpp"
 

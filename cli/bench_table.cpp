@@ -1,4 +1,4 @@
-#include "sim/cli/bench_table.hpp"
+#include "cli/bench_table.hpp"
 
 #include <cmath>
 #include <cstdio>

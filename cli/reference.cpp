@@ -1,4 +1,4 @@
-#include "sim/cli/reference.hpp"
+#include "cli/reference.hpp"
 
 #include "models/apps/workload.hpp"
 #include "models/collectives/collectives.hpp"
@@ -11,8 +11,8 @@
 #include "models/nic/via.hpp"
 #include "models/runtime/infiniband_layers.hpp"
 #include "models/machine.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/trace.hpp"
+#include "run/scenario.hpp"
+#include "run/trace.hpp"
 
 namespace torsim {
 

@@ -1,9 +1,9 @@
-#include "sim/run/runner.hpp"
+#include "run/runner.hpp"
 
 #include <chrono>
 #include <iostream>
 
-#include "sim/run/child_process.hpp"
+#include "run/child_process.hpp"
 
 namespace torsim {
 

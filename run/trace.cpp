@@ -1,4 +1,4 @@
-#include "sim/run/trace.hpp"
+#include "run/trace.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "sim/run/scenario.hpp"
+#include "run/scenario.hpp"
 
 namespace torsim {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/run/output_files.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/output_files.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 
 namespace torsim {
 

@@ -1,11 +1,11 @@
-#include "sim/cli/merge.hpp"
+#include "cli/merge.hpp"
 
 #include <filesystem>
 #include <iostream>
 #include <map>
 
-#include "sim/run/output.hpp"
-#include "sim/run/runner.hpp"
+#include "run/output.hpp"
+#include "run/runner.hpp"
 
 namespace torsim {
 

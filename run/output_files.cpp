@@ -1,4 +1,4 @@
-#include "sim/run/output_files.hpp"
+#include "run/output_files.hpp"
 
 #include <array>
 #include <atomic>

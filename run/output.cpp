@@ -1,4 +1,4 @@
-#include "sim/run/output.hpp"
+#include "run/output.hpp"
 
 #include <cstdio>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "sim/run/child_process.hpp"
+#include "run/child_process.hpp"
 
 #include <cerrno>
 #include <csignal>

@@ -5,8 +5,8 @@
 
 #include <functional>
 
-#include "sim/run/output.hpp"
-#include "sim/run/trace.hpp"
+#include "run/output.hpp"
+#include "run/trace.hpp"
 
 namespace torsim {
 

@@ -1,16 +1,16 @@
-#include "sim/cli/cli.hpp"
+#include "cli/cli.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
-#include "sim/cli/bench.hpp"
-#include "sim/cli/merge.hpp"
-#include "sim/cli/schema.hpp"
-#include "sim/run/output.hpp"
-#include "sim/run/progress.hpp"
-#include "sim/cli/reference.hpp"
-#include "sim/run/runner.hpp"
+#include "cli/bench.hpp"
+#include "cli/merge.hpp"
+#include "cli/schema.hpp"
+#include "run/output.hpp"
+#include "run/progress.hpp"
+#include "cli/reference.hpp"
+#include "run/runner.hpp"
 #include "validation/validate.hpp"
 
 namespace torsim {

@@ -8,7 +8,7 @@
 #include "models/apps/workload.hpp"
 #include "models/messaging/messaging.hpp"
 #include "sim/config/results.hpp"
-#include "sim/run/trace.hpp"
+#include "run/trace.hpp"
 
 namespace torsim {
 

@@ -18,7 +18,7 @@
 
 #include "models/messaging/messaging.hpp"
 #include "models/network/network_model.hpp"
-#include "sim/run/output_files.hpp"
+#include "run/output_files.hpp"
 
 namespace torsim {
 

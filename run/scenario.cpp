@@ -1,4 +1,4 @@
-#include "sim/run/scenario.hpp"
+#include "run/scenario.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -14,7 +14,7 @@
 // --markdown prints the measured figures as rows of docs/performance.md's tables.
 // The timed figures also report the share of a core they had (CPU time over wall time): below
 // one, the host time-shared the measurement, and every wall-clock rate fell with it.
-#include "sim/cli/bench.hpp"
+#include "cli/bench.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -30,13 +30,13 @@
 #include <utility>
 #include <vector>
 
-#include "sim/cli/bench_table.hpp"
+#include "cli/bench_table.hpp"
 #include "sim/config/error.hpp"
 #include "sim/core/random.hpp"
-#include "sim/run/child_process.hpp"
-#include "sim/run/output.hpp"
-#include "sim/run/scenario.hpp"
-#include "sim/run/simulation.hpp"
+#include "run/child_process.hpp"
+#include "run/output.hpp"
+#include "run/scenario.hpp"
+#include "run/simulation.hpp"
 
 namespace torsim {
 

@@ -1,4 +1,4 @@
-#include "sim/run/progress.hpp"
+#include "run/progress.hpp"
 
 #include <cstdio>
 #include <unistd.h>

@@ -1,9 +1,9 @@
-#include "sim/run/simulation.hpp"
+#include "run/simulation.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "sim/run/child_process.hpp"
+#include "run/child_process.hpp"
 
 namespace torsim {
 

@@ -1,4 +1,4 @@
-#include "sim/cli/schema.hpp"
+#include "cli/schema.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -6,8 +6,8 @@
 #include <map>
 
 #include "models/messaging/messaging.hpp"
-#include "sim/cli/reference.hpp"
-#include "sim/run/scenario.hpp"
+#include "cli/reference.hpp"
+#include "run/scenario.hpp"
 
 namespace torsim {
 
