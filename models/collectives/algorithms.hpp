@@ -8,6 +8,8 @@
 // tests (tests/unit/collectives_test.cpp) spell them out.
 #pragma once
 
+#include <span>
+
 #include "models/collectives/point_to_point.hpp"
 
 namespace torsim::coll {
@@ -50,6 +52,64 @@ Task<std::uint64_t> pairwise_alltoall(PointToPoint& p, Bytes size_per_pair, std:
 /// Linear all-to-all: every receive posted (from rank + 1 on), then every send (to rank + 1 on),
 /// then all awaited: all n-1 messages of a rank in flight at once.
 Task<std::uint64_t> linear_alltoall(PointToPoint& p, Bytes size_per_pair, std::uint64_t word);
+
+// ---- Operations with a block per rank (scatter, allgather, the v-variants), reduce-scatter
+// and scan. Where a rank's block sizes differ (the v-variants), the sizes a rank passes are
+// those MPI gives it: a sender knows what it sends, so a receiver need not know the size.
+
+/// The block size of each of n ranks: one size for all (scatter, allgather) or one each
+/// (scatterv, allgatherv, alltoallv, reduce_scatter); a view, the sizes outlive it.
+class Blocks {
+ public:
+  Blocks(Bytes each, int ranks) : each_(each), ranks_(ranks) {}
+  explicit Blocks(std::span<const Bytes> sizes) : sizes_(sizes), ranks_(static_cast<int>(sizes.size())) {}
+  int ranks() const { return ranks_; }
+  Bytes operator[](int rank) const { return sizes_.empty() ? each_ : sizes_[static_cast<std::size_t>(rank)]; }
+  /// Bytes of ranks first .. first + count - 1.
+  Bytes sum(int first, int count) const;
+
+ private:
+  std::span<const Bytes> sizes_;
+  Bytes each_ = 0;
+  int ranks_;
+};
+
+/// Binomial-tree scatter: the root's blocks travel down the broadcast's tree, a subtree's
+/// blocks in one message (a rank receives its subtree's, keeps its own, sends each child
+/// subtree its part, the farthest first). ceil(log2 n) steps. Returns the root's word.
+Task<std::uint64_t> binomial_scatter(PointToPoint& p, Rank root, Bytes size_per_rank, std::uint64_t word);
+
+/// Linear scatter(v): the root sends every other rank its block (sizes[r]), all posted at
+/// once, then waits for them. Returns the root's word.
+Task<std::uint64_t> linear_scatterv(PointToPoint& p, Rank root, Blocks sizes, std::uint64_t word);
+
+/// Ring allgather(v): in step i (0..n-2) a rank sends block rank - i to rank + 1 and receives
+/// block rank - i - 1 from rank - 1. Returns the sum of every rank's word.
+Task<std::uint64_t> ring_allgatherv(PointToPoint& p, Blocks sizes, std::uint64_t word);
+
+/// Recursive-doubling allgather(v), n a power of two: in step i a rank exchanges the 2^i
+/// blocks it holds with rank XOR 2^i. log2 n steps. Returns the sum of every rank's word.
+Task<std::uint64_t> recursive_doubling_allgatherv(PointToPoint& p, Blocks sizes, std::uint64_t word);
+
+/// Pairwise-exchange all-to-all(v): in step i (1..n-1), send sizes[rank + i] to rank + i and
+/// receive from rank - i, one pair at a time (`sizes` are this rank's send sizes).
+Task<std::uint64_t> pairwise_alltoallv(PointToPoint& p, Blocks sizes, std::uint64_t word);
+
+/// Linear all-to-all(v): every receive posted, then every send (to rank + 1 on), then all
+/// awaited.
+Task<std::uint64_t> linear_alltoallv(PointToPoint& p, Blocks sizes, std::uint64_t word);
+
+/// Pairwise-exchange reduce-scatter (MPICH's for non-commutative or long data): in step i
+/// (1..n-1), send rank + i the partial block it owns (sizes[rank + i]), receive from rank - i
+/// its contribution to this rank's block and combine it. Returns the sum of every rank's word
+/// (this rank's block, fully reduced).
+Task<std::uint64_t> pairwise_reduce_scatter(PointToPoint& p, Blocks sizes, std::uint64_t word);
+
+/// Recursive-doubling scan (MPICH's, any n): in step i exchange the partial result of the
+/// 2^i-aligned group with rank XOR 2^i (if below n); fold it into the partial result, and into
+/// this rank's result when it comes from below. Returns the sum of the words of ranks 0..rank
+/// (inclusive), or of ranks 0..rank-1 with `exclusive` (0 on rank 0).
+Task<std::uint64_t> recursive_doubling_scan(PointToPoint& p, Bytes bytes, std::uint64_t word, bool exclusive);
 
 /// Levels of a k-nomial tree over n ranks: ceil(log_k n) (0 for one rank).
 int knomial_levels(int ranks, int degree);

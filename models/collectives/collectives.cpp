@@ -22,9 +22,24 @@ constexpr ParamSpec kSpecs[] = {
      "binomial|linear"},
     {"alltoall", ParamKind::choice, "pairwise", "", "", "",
      "pairwise: one exchange per step; linear: every message posted at once", "-", "pairwise|linear"},
+    {"alltoallv", ParamKind::choice, "linear", "", "", "", "all-to-all with a size per pair (trace replay): "
+     "pairwise or linear, as for alltoall", "MPICH's MPIR_Alltoallv_intra posts every isend and irecv at once",
+     "pairwise|linear"},
+    {"allgather", ParamKind::choice, "auto", "", "", "",
+     "allgather and allgatherv (trace replay): auto: recursive doubling on a power-of-two rank count below 80 KiB "
+     "gathered in all, else ring; ring; recursive_doubling (powers of two only)",
+     "MPICH's MPIR_Allgather_intra (its Bruck algorithm for short data on other rank counts is not modelled: ring "
+     "instead)",
+     "auto|ring|recursive_doubling"},
 };
 
 bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Recursive doubling where the selection asks for it (on a power-of-two channel) or leaves
+// the choice and the channel is a power of two.
+bool allreduce_doubles(const Selection& s, int ranks) {
+  return power_of_two(ranks) && s.allreduce != AllreduceAlgorithm::reduce_bcast;
+}
 
 }  // namespace
 
@@ -48,6 +63,14 @@ Selection parse_selection(const ParamReader& r, int ranks) {
                               std::to_string(ranks) + " (use \"auto\" or \"reduce_bcast\")");
   s.gather = r.text("gather") == "linear" ? GatherAlgorithm::linear : GatherAlgorithm::binomial;
   s.alltoall = r.text("alltoall") == "linear" ? AlltoallAlgorithm::linear : AlltoallAlgorithm::pairwise;
+  s.alltoallv = r.text("alltoallv") == "linear" ? AlltoallAlgorithm::linear : AlltoallAlgorithm::pairwise;
+  const std::string allgather = r.text("allgather");
+  s.allgather = allgather == "ring"                 ? AllgatherAlgorithm::ring
+                : allgather == "recursive_doubling" ? AllgatherAlgorithm::recursive_doubling
+                                                    : AllgatherAlgorithm::automatic;
+  if (s.allgather == AllgatherAlgorithm::recursive_doubling && !power_of_two(ranks))
+    r.where("allgather").fail("recursive doubling needs a power-of-two number of ranks; the job has " +
+                              std::to_string(ranks) + " (use \"auto\" or \"ring\")");
   return s;
 }
 
@@ -64,9 +87,31 @@ int Algorithms::reduce_degree(int ranks, Bytes bytes) const {
   return selection_.degree > 0 ? selection_.degree : preferred_degree(ranks, bytes);
 }
 
-bool Algorithms::recursive_doubling(int ranks) const {
-  return selection_.allreduce == AllreduceAlgorithm::recursive_doubling ||
-         (selection_.allreduce == AllreduceAlgorithm::automatic && power_of_two(ranks));
+bool Algorithms::recursive_doubling(int ranks) const { return allreduce_doubles(selection_, ranks); }
+
+Task<std::uint64_t> run_allreduce(PointToPoint& p, const Selection& s, Bytes bytes, std::uint64_t word, int degree) {
+  if (allreduce_doubles(s, p.size())) return recursive_doubling_allreduce(p, bytes, word);
+  return reduce_bcast_allreduce(p, bytes, word, degree);
+}
+
+Task<std::uint64_t> run_gather(PointToPoint& p, const Selection& s, Rank root, Bytes size_per_rank,
+                               std::uint64_t word) {
+  if (s.gather == GatherAlgorithm::linear) return linear_gather(p, root, size_per_rank, word);
+  return binomial_gather(p, root, size_per_rank, word);
+}
+
+Task<std::uint64_t> run_alltoallv(PointToPoint& p, AlltoallAlgorithm algorithm, Blocks sizes, std::uint64_t word) {
+  if (algorithm == AlltoallAlgorithm::linear) return linear_alltoallv(p, sizes, word);
+  return pairwise_alltoallv(p, sizes, word);
+}
+
+Task<std::uint64_t> run_allgatherv(PointToPoint& p, const Selection& s, Blocks sizes, std::uint64_t word) {
+  const bool doubling = power_of_two(p.size()) &&
+                        (s.allgather == AllgatherAlgorithm::recursive_doubling ||
+                         (s.allgather == AllgatherAlgorithm::automatic &&
+                          sizes.sum(0, sizes.ranks()) < kAllgatherShortBytes));
+  if (doubling) return recursive_doubling_allgatherv(p, sizes, word);
+  return ring_allgatherv(p, sizes, word);
 }
 
 Task<> Algorithms::barrier(Comm c) const {
@@ -91,27 +136,22 @@ Task<std::uint64_t> Algorithms::reduce(Comm c, Rank root, Bytes bytes, std::uint
 
 Task<std::uint64_t> Algorithms::allreduce(Comm c, Bytes bytes, std::uint64_t word) const {
   const auto ch = channel(c, rt::CollectiveOp::allreduce, bytes);
-  std::uint64_t result = 0;
-  if (recursive_doubling(c.size())) result = co_await recursive_doubling_allreduce(*ch, bytes, word);
-  else result = co_await reduce_bcast_allreduce(*ch, bytes, word, reduce_degree(c.size(), bytes));
+  const std::uint64_t result = co_await run_allreduce(*ch, selection_, bytes, word, reduce_degree(c.size(), bytes));
   co_await ch->finish(bytes);
   co_return result;
 }
 
 Task<std::uint64_t> Algorithms::gather(Comm c, Rank root, Bytes size_per_rank, std::uint64_t word) const {
   const auto ch = channel(c, rt::CollectiveOp::gather, size_per_rank);
-  std::uint64_t result = 0;
-  if (selection_.gather == GatherAlgorithm::linear) result = co_await linear_gather(*ch, root, size_per_rank, word);
-  else result = co_await binomial_gather(*ch, root, size_per_rank, word);
+  const std::uint64_t result = co_await run_gather(*ch, selection_, root, size_per_rank, word);
   co_await ch->finish(c.rank() == root ? size_per_rank * c.size() : 0);
   co_return result;
 }
 
 Task<std::uint64_t> Algorithms::alltoall(Comm c, Bytes size_per_pair, std::uint64_t word) const {
   const auto ch = channel(c, rt::CollectiveOp::alltoall, size_per_pair);
-  std::uint64_t result = 0;
-  if (selection_.alltoall == AlltoallAlgorithm::linear) result = co_await linear_alltoall(*ch, size_per_pair, word);
-  else result = co_await pairwise_alltoall(*ch, size_per_pair, word);
+  const std::uint64_t result =
+      co_await run_alltoallv(*ch, selection_.alltoall, Blocks(size_per_pair, c.size()), word);
   co_await ch->finish(size_per_pair * c.size());
   co_return result;
 }

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "models/collectives/point_to_point.hpp"
+#include "models/collectives/algorithms.hpp"
 
 namespace torsim::coll {
 
@@ -15,16 +15,33 @@ enum class ReduceAlgorithm : std::uint8_t { binomial, knomial };
 enum class AllreduceAlgorithm : std::uint8_t { automatic, recursive_doubling, reduce_bcast };
 enum class GatherAlgorithm : std::uint8_t { binomial, linear };
 enum class AlltoallAlgorithm : std::uint8_t { pairwise, linear };
+enum class AllgatherAlgorithm : std::uint8_t { automatic, ring, recursive_doubling };
 
-/// Which algorithm each operation runs. Barrier (dissemination) and broadcast (binomial) have
-/// one each so far.
+/// Which algorithm each operation runs. Barrier (dissemination), broadcast and scatter
+/// (binomial), gatherv and scatterv (linear), reduce-scatter (pairwise) and scan (recursive
+/// doubling) have one each so far.
 struct Selection {
   ReduceAlgorithm reduce = ReduceAlgorithm::binomial;
   int degree = 0;  // of the k-nomial reduce; 0: the layer's choice (preferred_degree)
   AllreduceAlgorithm allreduce = AllreduceAlgorithm::automatic;
   GatherAlgorithm gather = GatherAlgorithm::binomial;
   AlltoallAlgorithm alltoall = AlltoallAlgorithm::pairwise;
+  AlltoallAlgorithm alltoallv = AlltoallAlgorithm::linear;
+  AllgatherAlgorithm allgather = AllgatherAlgorithm::automatic;  // and allgatherv
 };
+
+/// Below this many bytes gathered in all, "auto" allgathers run recursive doubling on a
+/// power-of-two number of ranks (MPICH's MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE, 81,920 B).
+inline constexpr Bytes kAllgatherShortBytes = 81920;
+
+/// The operations whose algorithm the selection picks, run over any channel: the whole job's
+/// (Algorithms) or a group's (GroupChannel). On a channel whose size is not a power of two,
+/// recursive doubling (allreduce, allgather) gives way to the other algorithm. `degree` is the
+/// k-nomial reduce's (Algorithms::reduce_degree).
+Task<std::uint64_t> run_allreduce(PointToPoint& p, const Selection& s, Bytes bytes, std::uint64_t word, int degree);
+Task<std::uint64_t> run_gather(PointToPoint& p, const Selection& s, Rank root, Bytes size_per_rank, std::uint64_t word);
+Task<std::uint64_t> run_alltoallv(PointToPoint& p, AlltoallAlgorithm algorithm, Blocks sizes, std::uint64_t word);
+Task<std::uint64_t> run_allgatherv(PointToPoint& p, const Selection& s, Blocks sizes, std::uint64_t word);
 
 extern const ParamTable kSelectionParams;
 /// Parses a "collectives" object for a job of `ranks` ranks (recursive doubling needs a power

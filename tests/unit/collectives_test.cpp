@@ -7,10 +7,13 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <tuple>
+#include <vector>
 
 #include "models/collectives/algorithms.hpp"
 #include "models/collectives/collectives.hpp"
+#include "models/collectives/group.hpp"
 #include "models/messaging/messaging.hpp"
 #include "tests/support/layer_job.hpp"
 
@@ -195,6 +198,15 @@ Task<std::uint64_t> barrier_then_zero(PointToPoint& p) {
   co_return 0;
 }
 
+// Block sizes that differ per rank (the v-variants), kept alive for the whole test run.
+std::span<const Bytes> uneven(int n) {
+  static std::map<int, std::vector<Bytes>> sizes;
+  auto& v = sizes[n];
+  if (v.empty())
+    for (int r = 0; r < n; ++r) v.push_back(7 * r % 5 + 1);
+  return v;
+}
+
 std::vector<Case> all_cases(Rank root) {
   using Expected = std::optional<std::uint64_t>;
   const auto everyone_sum = [](int n, Rank) -> Expected { return sum_of_all(n); };
@@ -221,6 +233,45 @@ std::vector<Case> all_cases(Rank root) {
       {"linear alltoall", [](PointToPoint& p) { return coll::linear_alltoall(p, 32, contribution(p.rank())); },
        everyone_sum},
   };
+  const auto prefix = [](int, Rank r) -> Expected { return sum_of_all(r + 1); };
+  const auto below = [](int, Rank r) -> Expected { return sum_of_all(r); };
+  const auto root_word = [root](int n, Rank) -> Expected { return contribution(root % n); };
+  cases.push_back({"binomial scatter",
+                   [root](PointToPoint& p) { return coll::binomial_scatter(p, root % p.size(), 12, contribution(p.rank())); },
+                   root_word});
+  cases.push_back({"linear scatterv",
+                   [root](PointToPoint& p) {
+                     return coll::linear_scatterv(p, root % p.size(), coll::Blocks(uneven(p.size())), contribution(p.rank()));
+                   },
+                   root_word});
+  cases.push_back({"linear gatherv",
+                   [root](PointToPoint& p) { return coll::linear_gather(p, root % p.size(), 3 * p.rank(), contribution(p.rank())); },
+                   root_sum});
+  cases.push_back({"ring allgatherv",
+                   [](PointToPoint& p) { return coll::ring_allgatherv(p, coll::Blocks(uneven(p.size())), contribution(p.rank())); },
+                   everyone_sum});
+  cases.push_back({"recursive-doubling allgatherv",
+                   [](PointToPoint& p) {
+                     return coll::recursive_doubling_allgatherv(p, coll::Blocks(uneven(p.size())), contribution(p.rank()));
+                   },
+                   everyone_sum});
+  cases.push_back({"pairwise alltoallv",
+                   [](PointToPoint& p) { return coll::pairwise_alltoallv(p, coll::Blocks(uneven(p.size())), contribution(p.rank())); },
+                   everyone_sum});
+  cases.push_back({"linear alltoallv",
+                   [](PointToPoint& p) { return coll::linear_alltoallv(p, coll::Blocks(uneven(p.size())), contribution(p.rank())); },
+                   everyone_sum});
+  cases.push_back({"pairwise reduce-scatter",
+                   [](PointToPoint& p) {
+                     return coll::pairwise_reduce_scatter(p, coll::Blocks(uneven(p.size())), contribution(p.rank()));
+                   },
+                   everyone_sum});
+  cases.push_back({"recursive-doubling scan",
+                   [](PointToPoint& p) { return coll::recursive_doubling_scan(p, 8, contribution(p.rank()), false); },
+                   prefix});
+  cases.push_back({"recursive-doubling exclusive scan",
+                   [](PointToPoint& p) { return coll::recursive_doubling_scan(p, 8, contribution(p.rank()), true); },
+                   below});
   for (int degree : {2, 3, 4, 8}) {
     cases.push_back({"k-nomial reduce, degree " + std::to_string(degree),
                      [root, degree](PointToPoint& p) {
@@ -243,7 +294,7 @@ TEST_CASE("every collective algorithm completes at once on a zero-latency networ
   for (int n : {1, 2, 3, 5, 6, 7, 8, 9, 12, 16, 17, 31, 32}) {
     for (Rank root : {0, 1, 4}) {
       for (const auto& c : all_cases(root)) {
-        if (c.name == "recursive-doubling allreduce" && !power_of_two(n)) continue;
+        if (c.name.starts_with("recursive-doubling all") && !power_of_two(n)) continue;
         INFO(c.name << ", " << n << " ranks, root " << root % n);
         const Outcome out = run(n, 0, c.algorithm);
         CHECK(out.live == 0);
@@ -352,6 +403,51 @@ TEST_CASE("all-to-all: pairwise posts one receive per step, linear posts them al
   CHECK(linear.posted == linear_posts);
 }
 
+TEST_CASE("binomial scatter: a subtree's blocks travel down together, the farthest subtree first",
+          "[collectives]") {
+  const auto scatter = [](PointToPoint& p) { return coll::binomial_scatter(p, 0, 10, 0); };
+  CHECK(schedule(8, scatter) == sorted({{0, 0, 0, 4, 40},
+                                        {1, 0, 0, 2, 20}, {1, 0, 4, 6, 20},
+                                        {2, 0, 0, 1, 10}, {2, 0, 2, 3, 10}, {2, 0, 4, 5, 10}, {2, 0, 6, 7, 10}}));
+  CHECK(schedule(6, scatter) == sorted({{0, 0, 0, 4, 20},
+                                        {1, 0, 0, 2, 20}, {1, 0, 4, 5, 10},
+                                        {2, 0, 0, 1, 10}, {2, 0, 2, 3, 10}}));
+}
+
+TEST_CASE("allgathers: the ring passes each block on; recursive doubling exchanges the blocks held",
+          "[collectives]") {
+  static const std::vector<Bytes> sizes{1, 2, 3, 4};
+  const auto ring = schedule(4, [](PointToPoint& p) { return coll::ring_allgatherv(p, coll::Blocks(sizes), 0); });
+  CHECK(ring == sorted({{0, 0, 0, 1, 1}, {0, 0, 1, 2, 2}, {0, 0, 2, 3, 3}, {0, 0, 3, 0, 4},
+                        {1, 0, 0, 1, 4}, {1, 0, 1, 2, 1}, {1, 0, 2, 3, 2}, {1, 0, 3, 0, 3},
+                        {2, 0, 0, 1, 3}, {2, 0, 1, 2, 4}, {2, 0, 2, 3, 1}, {2, 0, 3, 0, 2}}));
+  const auto doubling =
+      schedule(4, [](PointToPoint& p) { return coll::recursive_doubling_allgatherv(p, coll::Blocks(sizes), 0); });
+  CHECK(doubling == sorted({{0, 0, 0, 1, 1}, {0, 0, 1, 0, 2}, {0, 0, 2, 3, 3}, {0, 0, 3, 2, 4},
+                            {1, 0, 0, 2, 3}, {1, 0, 1, 3, 3}, {1, 0, 2, 0, 7}, {1, 0, 3, 1, 7}}));
+}
+
+TEST_CASE("v-variants: each message has its sender's size for its receiver", "[collectives]") {
+  static const std::vector<Bytes> sizes{5, 6, 7};
+  const auto scatterv = schedule(3, [](PointToPoint& p) { return coll::linear_scatterv(p, 1, coll::Blocks(sizes), 0); });
+  CHECK(scatterv == sorted({{0, 0, 1, 0, 5}, {1, 0, 1, 2, 7}}));
+  const auto alltoallv =
+      schedule(3, [](PointToPoint& p) { return coll::pairwise_alltoallv(p, coll::Blocks(sizes), 0); });
+  CHECK(alltoallv == sorted({{0, 0, 0, 1, 6}, {0, 0, 1, 2, 7}, {0, 0, 2, 0, 5},
+                             {1, 0, 0, 2, 7}, {1, 0, 1, 0, 5}, {1, 0, 2, 1, 6}}));
+  const auto reduce_scatter =
+      schedule(3, [](PointToPoint& p) { return coll::pairwise_reduce_scatter(p, coll::Blocks(sizes), 0); });
+  CHECK(reduce_scatter == alltoallv);
+}
+
+TEST_CASE("scan: recursive doubling with partners beyond the last rank left out", "[collectives]") {
+  const auto s = schedule(5, [](PointToPoint& p) { return coll::recursive_doubling_scan(p, 8, 0, false); });
+  // Rank 4 has no partner until 0 (4 XOR 4): its one message leaves at once.
+  CHECK(s == sorted({{0, 0, 0, 1, 8}, {0, 0, 1, 0, 8}, {0, 0, 2, 3, 8}, {0, 0, 3, 2, 8}, {0, 0, 4, 0, 8},
+                     {1, 0, 0, 2, 8}, {1, 0, 2, 0, 8}, {1, 0, 1, 3, 8}, {1, 0, 3, 1, 8},
+                     {2, 0, 0, 4, 8}}));
+}
+
 // ---- The installed defaults, over a real messaging layer
 
 namespace {
@@ -405,6 +501,28 @@ TEST_CASE("a collectives selection that cannot work is an input error naming its
   CHECK_THROWS_WITH(make(4, {{"degree", 1}}), Catch::Contains("/collectives/degree"));
   CHECK_THROWS_WITH(make(4, {{"reduce", "flat"}}), Catch::Contains("/collectives/reduce"));
   CHECK_THROWS_WITH(make(4, {{"bcast", "binomial"}}), Catch::Contains("bcast"));
+  CHECK_THROWS_WITH(make(6, {{"allgather", "recursive_doubling"}}),
+                    Catch::Contains("/collectives/allgather") && Catch::Contains("power-of-two"));
+  CHECK_THROWS_WITH(make(4, {{"alltoallv", "bruck"}}), Catch::Contains("/collectives/alltoallv"));
+}
+
+TEST_CASE("allgather's automatic choice: recursive doubling on a power of two below 80 KiB in all, else ring",
+          "[collectives]") {
+  const auto steps = [](int n, Bytes each, const coll::Selection& s) {
+    return schedule(n, [each, s](PointToPoint& p) { return coll::run_allgatherv(p, s, coll::Blocks(each, p.size()), 0); })
+        .size();
+  };
+  const coll::Selection automatic;
+  CHECK(steps(8, 1024, automatic) == 8 * 3);        // 8 KiB in all: log2 8 exchanges per rank
+  CHECK(steps(8, 16384, automatic) == 8 * 7);       // 128 KiB: the ring's n - 1 steps
+  CHECK(steps(6, 16, automatic) == 6 * 5);          // not a power of two: ring
+  coll::Selection ring;
+  ring.allgather = coll::AllgatherAlgorithm::ring;
+  CHECK(steps(8, 16, ring) == 8 * 7);
+  coll::Selection doubling;
+  doubling.allgather = coll::AllgatherAlgorithm::recursive_doubling;
+  CHECK(steps(8, 16384, doubling) == 8 * 3);
+  CHECK(steps(6, 16, doubling) == 6 * 5);           // on a group that is not a power of two: ring
 }
 
 TEST_CASE("the k-nomial degree is the selection's, else the layer's choice, and 2 for binomial", "[collectives]") {
@@ -414,4 +532,57 @@ TEST_CASE("the k-nomial degree is the selection's, else the layer's choice, and 
   CHECK(coll::Algorithms(s).reduce_degree(16, 4) == 2);  // no model: the default layer picks 2
   s.degree = 5;
   CHECK(coll::Algorithms(s).reduce_degree(16, 4) == 5);
+}
+
+namespace {
+
+std::uint64_t sum_of(const std::vector<Rank>& ranks) {
+  std::uint64_t sum = 0;
+  for (Rank r : ranks) sum += contribution(r);
+  return sum;
+}
+
+// Every rank runs an allreduce and a broadcast on each group it belongs to, then one over the
+// whole job: rank 1, a member of both groups, interleaves them.
+Task<> two_groups(rt::Comm c, const std::vector<const coll::Group*>& groups, std::vector<std::uint32_t>& sequences,
+                  std::vector<std::uint64_t>& got) {
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& members = groups[g]->members;
+    const auto index = static_cast<int>(std::find(members.begin(), members.end(), c.rank()) - members.begin());
+    if (index == groups[g]->size()) continue;
+    coll::GroupChannel ch(c, *groups[g], index, sequences[g]);
+    got.push_back(co_await coll::run_allreduce(ch, coll::Selection{}, 16, contribution(c.rank()), 2));
+    ch.next_phase();
+    got.push_back(co_await coll::binomial_bcast(ch, 1, 16, contribution(c.rank())));
+  }
+  got.push_back(co_await c.allreduce(8, contribution(c.rank())));
+}
+
+}  // namespace
+
+TEST_CASE("collectives over groups: members numbered in the group, messages kept apart from the job's and "
+          "other groups'", "[collectives]") {
+  const coll::Group a{{6, 1, 3}, 1}, b{{0, 2, 4, 5, 7, 1}, 2};
+  const std::vector<const coll::Group*> groups{&a, &b};
+  LayerJob j(crossbar(8), {{"layer", "raw"}});
+  std::vector<std::vector<std::uint32_t>> sequences(8, std::vector<std::uint32_t>(2, 0));
+  std::vector<std::vector<std::uint64_t>> got(8);
+  for (Rank r = 0; r < 8; ++r)
+    j.kernel.spawn(two_groups(j.comm(r), groups, sequences[static_cast<std::size_t>(r)], got[static_cast<std::size_t>(r)]));
+  j.kernel.run();
+  CHECK(j.kernel.live_processes() == 0);
+  for (Rank r = 0; r < 8; ++r) {
+    INFO("rank " << r);
+    std::vector<std::uint64_t> expected;
+    for (const coll::Group* g : groups) {
+      if (std::find(g->members.begin(), g->members.end(), r) == g->members.end()) continue;
+      expected.push_back(sum_of(g->members));
+      expected.push_back(contribution(g->members[1]));
+    }
+    expected.push_back(sum_of_all(8));
+    CHECK(got[static_cast<std::size_t>(r)] == expected);
+  }
+  CHECK(j.layer->posted_receives(0) == 0);
+  // The group tags sit above every tag next_collective_tag gives.
+  CHECK(coll::kGroupCollectiveTag > rt::kFirstCollectiveTag + static_cast<rt::Tag>((1u << 29) - 1));
 }
