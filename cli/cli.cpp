@@ -11,7 +11,7 @@
 #include "run/progress.hpp"
 #include "cli/reference.hpp"
 #include "run/runner.hpp"
-#include "validation/validate.hpp"
+#include "cli/validate.hpp"
 
 namespace torsim {
 
@@ -291,7 +291,7 @@ std::vector<Command> builtin_commands() {
           {"describe", "describe a machine", command_describe},
           {"reference", "print the scenario reference", command_reference},
           {"bench", "speed benchmark", command_bench},
-          {"validate", "compare with the papers' claims", validation::command_validate}};
+          {"validate", "compare with the papers' claims", command_validate}};
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 #include <string>
 
 #include "tests/support/input_error.hpp"
-#include "validation/validate.hpp"
+#include "cli/validate.hpp"
+#include "validation/evaluate.hpp"
 
 using namespace torsim;
 using namespace torsim::validation;

@@ -1,7 +1,9 @@
-// `torsim validate`: runs the claims' scenarios, compares with the papers, prints the table,
-// writes validation.json and the report (Markdown index and one plot per claim).
+// Deciding claims: runs the sweep points a claim's curves select (validation/runs.hpp), applies
+// the tolerance policy of validation/compare.hpp to each check, and re-evaluates a claim with
+// its sensitivity parameters at 0.5x and 2x.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,10 +40,11 @@ std::vector<double> breakdown_xs(const ClaimResult& r);
 /// Decides one claim from its curves (already extracted).
 ClaimResult evaluate(const ClaimSpec& claim, std::map<std::string, Curve> curves, bool quick);
 
-/// The whole result as JSON (validation.json), and the Markdown index of the report.
-Json results_json(const std::vector<ClaimResult>& results, bool quick);
-std::string report_markdown(const std::vector<ClaimResult>& results, bool quick, const std::vector<std::string>& plots);
+/// Runs a claim's curves (at reduced scale when `quick`) and decides it, with its breakdowns.
+/// `where` is the claim's entry in the registry, for errors.
+ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick);
 
-int command_validate(const std::vector<std::string>& args);
+/// Adds the claim's sensitivity table: each listed machine parameter at 0.5x and 2x.
+void add_sensitivity(ClaimResult& r, const Where& where, PointCache& cache, bool quick);
 
 }  // namespace torsim::validation

@@ -1,0 +1,359 @@
+#include "validation/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "run/output_files.hpp"
+
+namespace torsim::validation {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string tolerance_text(const CheckSpec& c) {
+  switch (c.rule) {
+    case Rule::gain_up_to:
+    case Rule::gain_at:
+      return "+/-" + number(kGainTolerancePoints) + " points";
+    case Rule::absolute:
+      return number(kAbsoluteTolerance * 100) + " %";
+    case Rule::trend:
+      return "every point (" + number(kTrendExclusion * 100) + " % around the crossover excluded)";
+  }
+  return "";
+}
+
+std::string simulated_text(const CheckSpec& spec, const Verdict& verdict) {
+  if (!verdict.simulated) return "-";
+  const double v = *verdict.simulated;
+  switch (spec.rule) {
+    case Rule::gain_up_to:
+      return number(v) + " % (at " + number(verdict.at_x) + ")";
+    case Rule::gain_at:
+      return number(v) + " %";
+    case Rule::absolute:
+      return number(v);
+    case Rule::trend:
+      return "holds at " + number(v) + " % of points";
+  }
+  return "";
+}
+
+Json curve_json(const Curve& c) { return {{"x", c.x}, {"y", c.y}}; }
+
+Json check_json(const CheckResult& c) {
+  const CheckSpec& s = *c.spec;
+  static const char* rules[] = {"gain_up_to", "gain_at", "absolute", "trend"};
+  static const char* kinds[] = {"reduction", "speedup", "increase"};
+  Json j = {{"label", s.label},
+            {"rule", rules[static_cast<int>(s.rule)]},
+            {"gain", kinds[static_cast<int>(s.gain)]},
+            {"expected", s.expected},
+            {"baseline", s.baseline},
+            {"improved", s.improved},
+            {"why", s.why},
+            {"tolerance", tolerance_text(s)},
+            {"status", status_name(c.verdict.status)},
+            {"detail", c.verdict.detail},
+            {"simulated_text", simulated_text(s, c.verdict)}};
+  if (s.at) j["at"] = *s.at;
+  if (s.crossover) j["crossover"] = *s.crossover;
+  if (c.verdict.simulated) j["simulated"] = *c.verdict.simulated;
+  if (!c.gains.x.empty()) j["gains"] = curve_json(c.gains);
+  return j;
+}
+
+Json breakdowns_json(const ClaimResult& r) {
+  Json out = Json::object();
+  for (const auto& [curve, by_x] : r.breakdowns) {
+    Json& list = out[curve] = Json::array();
+    for (const auto& [x, b] : by_x) {
+      Json parts = Json::object();
+      for (const auto& [name, value] : b.parts) parts[name] = value;
+      list.push_back({{"x", x}, {"unit", b.unit}, {"parts", parts}});
+    }
+  }
+  return out;
+}
+
+Json verdicts_json(const ClaimSpec& claim, const std::vector<Verdict>& verdicts) {
+  Json out = Json::array();
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    Json v = {{"status", status_name(verdicts[i].status)}, {"text", simulated_text(claim.checks[i], verdicts[i])}};
+    if (verdicts[i].simulated) v["simulated"] = *verdicts[i].simulated;
+    out.push_back(v);
+  }
+  return out;
+}
+
+Json sensitivity_json(const ClaimResult& r) {
+  const ClaimSpec& c = *r.claim;
+  Json rows = Json::array();
+  for (const auto& row : r.sensitivity) {
+    Json j = {{"parameter", row.parameter}, {"value", row.value}, {"effect", row.effect}};
+    for (std::size_t f = 0; f < kSensitivityFactors.size(); ++f)
+      j["x" + number(kSensitivityFactors[f])] = verdicts_json(c, row.verdicts[f]);
+    rows.push_back(j);
+  }
+  return {{"note", c.sensitivity.note}, {"base", verdicts_json(c, r.sensitivity_base)}, {"rows", rows}};
+}
+
+Json claim_json(const ClaimResult& r) {
+  const ClaimSpec& c = *r.claim;
+  const Paper& p = c.paper;
+  Json j = {{"id", c.id},
+            {"kind", c.calibration ? "calibration" : "claim"},
+            {"paper",
+             {{"title", p.title},
+              {"authors", p.authors},
+              {"venue", p.venue},
+              {"year", p.year},
+              {"doi", p.doi},
+              {"seed", p.seed}}},
+            {"source", c.source},
+            {"machine", c.machine},
+            {"quantity", c.quantity},
+            {"paper_value", c.paper_value},
+            {"status", status_name(r.status)},
+            {"scale", r.quick && !c.quick.empty() ? "reduced" : "full"},
+            {"quick_note", c.quick_note},
+            {"plot", c.plot},
+            {"checks", Json::array()},
+            {"curves", Json::object()}};
+  if (!c.not_modelled.empty()) j["reason"] = c.not_modelled;
+  for (const auto& check : r.checks) j["checks"].push_back(check_json(check));
+  for (const auto& [name, curve] : r.curves) j["curves"][name] = curve_json(curve);
+  if (!r.breakdowns.empty()) j["breakdowns"] = breakdowns_json(r);
+  if (!r.sensitivity.empty()) j["sensitivity"] = sensitivity_json(r);
+  return j;
+}
+
+}  // namespace
+
+Json results_json(const std::vector<ClaimResult>& results, bool quick) {
+  Json doc = {{"torsim_version", TORSIM_VERSION}, {"quick", quick}, {"claims", Json::array()}};
+  for (const auto& r : results) doc["claims"].push_back(claim_json(r));
+  return doc;
+}
+
+namespace {
+
+std::string joined(const ClaimResult& r, std::string (*field)(const CheckResult&)) {
+  if (r.status == Status::not_yet_modelled) return "-";
+  std::string out;
+  for (const auto& c : r.checks)
+    out += (out.empty() ? "" : "; ") + (c.spec->label.empty() ? "" : c.spec->label + ": ") + field(c);
+  return out;
+}
+
+std::string check_simulated(const CheckResult& c) { return simulated_text(*c.spec, c.verdict); }
+std::string check_tolerance(const CheckResult& c) { return tolerance_text(*c.spec); }
+
+std::string curve_label(const ClaimSpec& c, const std::string& curve) {
+  return c.plot.contains("labels") ? c.plot["labels"].value(curve, curve) : curve;
+}
+
+// The parts of one x's breakdowns, in first-seen order, without the ones zero everywhere.
+std::vector<std::string> breakdown_parts(const ClaimResult& r, double x) {
+  std::vector<std::string> names;
+  for (const auto& [curve, by_x] : r.breakdowns) {
+    const auto it = by_x.find(x);
+    if (it == by_x.end()) continue;
+    for (const auto& [name, value] : it->second.parts)
+      if (value != 0 && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+std::string breakdown_cell(const Breakdown& b, const std::string& part) {
+  double total = 0, value = 0;
+  for (const auto& [name, v] : b.parts) {
+    total += v;
+    if (name == part) value = v;
+  }
+  const bool shares = b.unit.rfind("ms per core", 0) == 0 && total > 0;
+  return number(value) + (shares ? " (" + number(100 * value / total) + " %)" : "");
+}
+
+std::string breakdown_tables(const ClaimResult& r) {
+  std::ostringstream s;
+  for (const double x : breakdown_xs(r)) {
+    std::vector<std::pair<std::string, const Breakdown*>> columns;
+    for (const auto& [curve, by_x] : r.breakdowns)
+      if (const auto it = by_x.find(x); it != by_x.end()) columns.emplace_back(curve, &it->second);
+    if (columns.empty()) continue;
+    auto rank = [](const std::string& curve) { return curve == "baseline" ? 0 : curve == "improved" ? 1 : 2; };
+    std::stable_sort(columns.begin(), columns.end(),
+                     [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+    s << "\nWhere the time goes at x = " << number(x) << " (" << columns.front().second->unit << "):\n\n| part |";
+    for (const auto& col : columns) s << " " << curve_label(*r.claim, col.first) << " |";
+    s << "\n|---|";
+    for (std::size_t i = 0; i < columns.size(); ++i) s << "---|";
+    s << "\n";
+    for (const auto& part : breakdown_parts(r, x)) {
+      s << "| " << part << " |";
+      for (const auto& col : columns) s << " " << breakdown_cell(*col.second, part) << " |";
+      s << "\n";
+    }
+  }
+  return s.str();
+}
+
+std::string verdicts_text(const ClaimSpec& c, const std::vector<Verdict>& verdicts) {
+  std::string out;
+  for (std::size_t i = 0; i < verdicts.size(); ++i)
+    out += (out.empty() ? "" : "; ") + (c.checks[i].label.empty() ? "" : c.checks[i].label + ": ") +
+           simulated_text(c.checks[i], verdicts[i]) + (verdicts[i].status == Status::reproduced ? " (reproduced)" : "");
+  return out;
+}
+
+// A claim whose sensitivity this run did not compute says how to compute it.
+std::string sensitivity_missing(const ClaimResult& r) {
+  const ClaimSpec& c = *r.claim;
+  if (c.sensitivity.parameters.empty() || r.status == Status::not_yet_modelled) return "";
+  return "\nSensitivity: not computed in this report; `torsim validate --only " + c.id +
+         " --sensitivity` re-evaluates the claim with each of its " + std::to_string(c.sensitivity.parameters.size()) +
+         " parameters (`validation/claims.json`) at 0.5x and 2x.\n";
+}
+
+std::string sensitivity_table(const ClaimResult& r) {
+  if (r.sensitivity.empty()) return sensitivity_missing(r);
+  const ClaimSpec& c = *r.claim;
+  std::ostringstream s;
+  s << "\nSensitivity: the claim with each parameter at 0.5x and 2x of its preset value, most sensitive first"
+    << (c.sensitivity.note.empty() ? "" : " (" + c.sensitivity.note + ")")
+    << ". At the preset's values: " << verdicts_text(c, r.sensitivity_base)
+    << ".\n\n| parameter | preset value | 0.5x | 2x |\n|---|---|---|---|\n";
+  for (const auto& row : r.sensitivity)
+    s << "| `" << row.parameter << "` | " << row.value << " | " << verdicts_text(c, row.verdicts[0]) << " | "
+      << verdicts_text(c, row.verdicts[1]) << " |\n";
+  return s.str();
+}
+
+std::string claim_section(const ClaimResult& r, bool has_plot) {
+  const ClaimSpec& c = *r.claim;
+  std::ostringstream s;
+  s << "## " << c.id << ": " << c.quantity << "\n\n"
+    << "- Paper: " << c.paper.authors << ", \"" << c.paper.title << "\", " << c.paper.venue << ", " << c.paper.year
+    << " (DOI " << c.paper.doi << "; seed " << c.paper.seed << ")\n"
+    << "- Source: " << c.source << "\n- Machine and scale: " << c.machine << "\n- Paper's value: " << c.paper_value
+    << "\n- Status: **" << status_name(r.status) << "**";
+  if (!c.not_modelled.empty()) s << " — " << c.not_modelled;
+  s << "\n";
+  for (const auto& check : r.checks)
+    s << "- Check" << (check.spec->label.empty() ? "" : " (" + check.spec->label + ")") << ": " << check.verdict.detail
+      << ". " << check.spec->why << "\n";
+  if (r.status != Status::not_yet_modelled)
+    s << "- Scale: " << (r.quick && !c.quick.empty() ? "reduced (" + c.quick_note + ")" : "full") << "\n";
+  if (has_plot) s << "\n![" << c.id << "](" << c.id << ".png)\n";
+  s << breakdown_tables(r) << sensitivity_table(r);
+  return s.str() + "\n";
+}
+
+}  // namespace
+
+std::string report_markdown(const std::vector<ClaimResult>& results, bool quick,
+                            const std::vector<std::string>& plots) {
+  std::ostringstream s;
+  s << "# Validation report\n\n"
+    << "Generated by `torsim validate" << (quick ? " --quick" : "") << "` (torsim " << TORSIM_VERSION
+    << ") from `validation/claims.json`; do not edit by hand. Tolerance policy (in `validation/compare.hpp`): a "
+    << "percentage gain is reproduced within +/-10 points of the paper's (for \"up to X %\", the largest gain over "
+    << "the paper's sweep); an absolute latency or bandwidth within 15 % (symmetric relative error); a trend when it "
+    << "holds at every point except within 5 % of the crossover. Calibration points (K*) check that the calibration "
+    << "took; they are not validation.\n\n"
+    << "| claim | paper | simulated | tolerance | status |\n|---|---|---|---|---|\n";
+  for (const auto& r : results)
+    s << "| " << r.claim->id << " | " << r.claim->paper_value << " | " << joined(r, check_simulated) << " | "
+      << joined(r, check_tolerance) << " | " << status_name(r.status) << " |\n";
+  s << "\n";
+  for (const auto& r : results)
+    s << claim_section(r, std::find(plots.begin(), plots.end(), r.claim->id) != plots.end());
+  return s.str();
+}
+
+void print_table(const std::vector<ClaimResult>& results) {
+  std::printf("%-5s %-28s %-34s %-22s %s\n", "claim", "paper", "simulated", "tolerance", "status");
+  for (const auto& r : results) {
+    auto cut = [](std::string s, std::size_t n) { return s.size() > n ? s.substr(0, n - 3) + "..." : s; };
+    std::printf("%-5s %-28s %-34s %-22s %s\n", r.claim->id.c_str(), cut(r.claim->paper_value, 28).c_str(),
+                cut(joined(r, check_simulated), 34).c_str(), cut(joined(r, check_tolerance), 22).c_str(),
+                std::string(status_name(r.status)).c_str());
+  }
+}
+
+void print_sensitivity(const std::vector<ClaimResult>& results) {
+  for (const auto& r : results) {
+    if (r.sensitivity.empty()) continue;
+    std::printf("\n%s sensitivity (0.5x | 2x), most sensitive first; preset: %s\n", r.claim->id.c_str(),
+                verdicts_text(*r.claim, r.sensitivity_base).c_str());
+    for (const auto& row : r.sensitivity)
+      std::printf("  %-40s %-12s %s | %s\n", row.parameter.c_str(), row.value.c_str(),
+                  verdicts_text(*r.claim, row.verdicts[0]).c_str(), verdicts_text(*r.claim, row.verdicts[1]).c_str());
+  }
+}
+
+namespace {
+
+// A directory under the system's temporary directory, removed with everything in it.
+class TemporaryDir {
+ public:
+  TemporaryDir() {
+    std::string pattern = (fs::temp_directory_path() / "torsim-plots-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory for the plots");
+    path_ = pattern;
+  }
+  ~TemporaryDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TemporaryDir(const TemporaryDir&) = delete;
+  TemporaryDir& operator=(const TemporaryDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+// Plots need python3 with matplotlib; without them the report has no images, and says so.
+std::vector<std::pair<std::string, std::string>> draw_plots(const std::string& validation_json) {
+  const TemporaryDir dir;
+  const Where where("validation plots", dir.path().string());
+  {
+    FileWriter json((dir.path() / "validation.json").string(), where);
+    json.write(validation_json);
+    json.close();
+  }
+  const std::string script = data_root() + "/validation/plot_report.py";
+  const std::string command =
+      "python3 '" + script + "' '" + (dir.path() / "validation.json").string() + "' '" + dir.path().string() + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::vector<std::string> drawn;
+  if (!pipe) return {};
+  char line[256];
+  while (std::fgets(line, sizeof line, pipe)) {
+    std::string id = line;
+    while (!id.empty() && (id.back() == '\n' || id.back() == '\r')) id.pop_back();
+    if (!id.empty()) drawn.push_back(id);
+  }
+  if (pclose(pipe) != 0)
+    std::cerr << "warning: plotting failed (python3 with matplotlib needed); report without plots\n";
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& id : drawn) out.emplace_back(id, read_text_file((dir.path() / (id + ".png")).string(), where));
+  return out;
+}
+
+}  // namespace torsim::validation

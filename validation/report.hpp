@@ -1,0 +1,27 @@
+// The validation report: validation.json, the Markdown index (docs/validation/README.md), one
+// plot per claim, and the table printed on the console. Pure text from the decided claims;
+// the command (cli/validate.cpp) writes it.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "validation/evaluate.hpp"
+
+namespace torsim::validation {
+
+/// The whole result as JSON (validation.json), and the Markdown index of the report.
+Json results_json(const std::vector<ClaimResult>& results, bool quick);
+std::string report_markdown(const std::vector<ClaimResult>& results, bool quick, const std::vector<std::string>& plots);
+
+/// claim | paper | simulated | tolerance | status, and each sensitivity table, on stdout.
+void print_table(const std::vector<ClaimResult>& results);
+void print_sensitivity(const std::vector<ClaimResult>& results);
+
+/// One PNG per claim drawn from validation.json's text by validation/plot_report.py (python3
+/// with matplotlib) in a temporary directory: (claim id, the file's bytes). Without them, none,
+/// and a warning.
+std::vector<std::pair<std::string, std::string>> draw_plots(const std::string& validation_json);
+
+}  // namespace torsim::validation
