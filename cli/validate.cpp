@@ -19,12 +19,41 @@ struct Options {
   std::set<std::string> only;
   std::string report, registry, check_status, record_status;
   bool quick = false, plots = true, sensitivity = false;
+  std::vector<std::string> what_if;  // --set
 };
+
+// "C1,K2": each id non-empty (an empty list would silently mean every claim).
+std::set<std::string> claim_ids(const std::string& text) {
+  std::set<std::string> ids;
+  std::stringstream list(text);
+  for (std::string id; std::getline(list, id, ',');) {
+    if (id.empty()) throw UsageError("validate: --only '" + text + "' has an empty claim id (expected e.g. C1,K2)");
+    ids.insert(id);
+  }
+  if (ids.empty() || text.back() == ',')
+    throw UsageError("validate: --only '" + text + "' has an empty claim id (expected e.g. C1,K2)");
+  return ids;
+}
+
+// The committed report (docs/validation/) is what a full run of the project's registry gives;
+// any other run writes to results/validation/ unless --report says where.
+std::string default_report(const Options& o, const std::string& project_registry) {
+  const bool full = o.only.empty() && !o.quick && o.what_if.empty() && o.registry == project_registry;
+  return full ? data_root() + "/docs/validation" : "results/validation";
+}
+
+void refuse_recording_a_what_if(const Options& o) {
+  if (o.what_if.empty()) return;
+  if (!o.record_status.empty())
+    throw UsageError("validate: --record-status with --set: a what-if is never recorded as a claim's status");
+  if (!o.check_status.empty())
+    throw UsageError("validate: --check-status with --set: a what-if is not checked against the claims' statuses");
+}
 
 Options parse(const std::vector<std::string>& args) {
   Options o;
-  o.report = data_root() + "/docs/validation";
-  o.registry = data_root() + "/validation/claims.json";
+  const std::string project_registry = data_root() + "/validation/claims.json";
+  o.registry = project_registry;
   for (std::size_t i = 0; i < args.size(); ++i) {
     auto value = [&] {
       if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
@@ -36,10 +65,11 @@ Options parse(const std::vector<std::string>& args) {
       o.plots = false;
     else if (args[i] == "--sensitivity")
       o.sensitivity = true;
-    else if (args[i] == "--only") {
-      std::stringstream ids(value());
-      for (std::string id; std::getline(ids, id, ',');) o.only.insert(id);
-    } else if (args[i] == "--report")
+    else if (args[i] == "--only")
+      o.only = claim_ids(value());
+    else if (args[i] == "--set")
+      o.what_if.push_back(value());
+    else if (args[i] == "--report")
       o.report = value();
     else if (args[i] == "--registry")
       o.registry = value();
@@ -50,6 +80,8 @@ Options parse(const std::vector<std::string>& args) {
     else
       throw UsageError("validate: unknown argument '" + args[i] + "'");
   }
+  if (o.report.empty()) o.report = default_report(o, project_registry);
+  refuse_recording_a_what_if(o);
   return o;
 }
 
@@ -63,9 +95,11 @@ std::vector<const ClaimSpec*> select(const std::vector<ClaimSpec>& claims, const
   return out;
 }
 
+RunSettings settings(const Options& o) { return {o.quick, o.what_if}; }
+
 // validation.json, the plots and README.md, published together.
 void write_report(OutputDir& out, const std::vector<ClaimResult>& results, const Options& o) {
-  const std::string json = results_json(results, o.quick).dump(2) + "\n";
+  const std::string json = results_json(results, settings(o)).dump(2) + "\n";
   out.write("validation.json", json);
   std::vector<std::string> plotted;
   if (o.plots)
@@ -73,7 +107,7 @@ void write_report(OutputDir& out, const std::vector<ClaimResult>& results, const
       out.write(id + ".png", png);
       plotted.push_back(id);
     }
-  out.write("README.md", report_markdown(results, o.quick, plotted));
+  out.write("README.md", report_markdown(results, settings(o), plotted));
   out.publish();
 }
 
@@ -94,9 +128,9 @@ int command_validate(const std::vector<std::string>& args) {
   std::vector<ClaimResult> results;
   for (const auto* claim : select(claims, o.only)) {
     const Where where = Where(o.registry) / "claims" / static_cast<std::size_t>(claim - claims.data());
-    results.push_back(run_claim(*claim, where, cache, o.quick));
+    results.push_back(run_claim(*claim, where, cache, settings(o)));
     if (o.sensitivity || (claim->sensitivity.always && !o.quick))
-      add_sensitivity(results.back(), where, cache, o.quick);
+      add_sensitivity(results.back(), where, cache, settings(o));
   }
   print_table(results);
   print_sensitivity(results);

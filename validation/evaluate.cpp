@@ -110,6 +110,13 @@ const Json& machine_value(const Json& machine, const std::string& path, const Wh
   return *at;
 }
 
+// The --set overrides of a claim's runs: its reduced scale (--quick), then the what-if.
+std::vector<std::string> claim_sets(const ClaimSpec& claim, const RunSettings& run) {
+  std::vector<std::string> sets = run.quick ? claim.quick : std::vector<std::string>{};
+  sets.insert(sets.end(), run.what_if.begin(), run.what_if.end());
+  return sets;
+}
+
 double effect(const std::vector<Verdict>& base, const std::vector<Verdict>& varied) {
   for (std::size_t i = 0; i < base.size() && i < varied.size(); ++i)
     if (base[i].simulated) return varied[i].simulated ? std::fabs(*varied[i].simulated - *base[i].simulated) : 1e300;
@@ -118,10 +125,11 @@ double effect(const std::vector<Verdict>& base, const std::vector<Verdict>& vari
 
 }  // namespace
 
-ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick) {
-  if (!claim.not_modelled.empty()) return evaluate(claim, {}, quick);
-  const auto extracted = claim_curves(claim, where, cache, quick ? claim.quick : std::vector<std::string>{}, {});
-  ClaimResult r = decide(claim, extracted, quick);
+ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& cache, const RunSettings& run) {
+  if (!claim.not_modelled.empty()) return evaluate(claim, {}, run.quick);
+  const auto extracted = claim_curves(claim, where, cache, claim_sets(claim, run), {});
+  ClaimResult r = decide(claim, extracted, run.quick);
+  r.what_if = run.what_if;
   for (const double x : breakdown_xs(r))
     for (const auto& [name, e] : extracted)
       if (const auto it = e.breakdowns.find(x); it != e.breakdowns.end()) r.breakdowns[name][x] = it->second;
@@ -129,10 +137,11 @@ ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& ca
 }
 
 // Each listed machine parameter at 0.5x and 2x; everything else as in the preset.
-void add_sensitivity(ClaimResult& r, const Where& where, PointCache& cache, bool quick) {
+void add_sensitivity(ClaimResult& r, const Where& where, PointCache& cache, const RunSettings& run) {
   const ClaimSpec& c = *r.claim;
   if (c.sensitivity.parameters.empty() || !c.not_modelled.empty() || c.curves.empty()) return;
-  std::vector<std::string> base_sets = quick ? c.quick : std::vector<std::string>{};
+  const bool quick = run.quick;
+  std::vector<std::string> base_sets = claim_sets(c, run);
   base_sets.insert(base_sets.end(), c.sensitivity.set.begin(), c.sensitivity.set.end());
   r.sensitivity_base = verdicts_with(c, where, cache, quick, base_sets);
   const Scenario first(scenario_path(c.curves.begin()->second.scenario), base_sets);

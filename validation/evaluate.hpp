@@ -13,6 +13,13 @@
 
 namespace torsim::validation {
 
+/// How a validate run differs from the claims as registered: the reduced-scale variants, and
+/// what-if overrides (--set) on every claim's runs.
+struct RunSettings {
+  bool quick = false;
+  std::vector<std::string> what_if;  // path=value, as --set takes them
+};
+
 struct CheckResult {
   const CheckSpec* spec = nullptr;
   Verdict verdict;
@@ -25,6 +32,7 @@ struct ClaimResult {
   std::vector<CheckResult> checks;
   std::map<std::string, Curve> curves;
   bool quick = false;
+  std::vector<std::string> what_if;  // the run's --set overrides: the status is not the claim's
   /// curve -> x -> where the time goes, at the x values the report shows
   std::map<std::string, std::map<double, Breakdown>> breakdowns;
   /// With --sensitivity: the claim at its preset values (with the sensitivity's own --set, if
@@ -40,11 +48,11 @@ std::vector<double> breakdown_xs(const ClaimResult& r);
 /// Decides one claim from its curves (already extracted).
 ClaimResult evaluate(const ClaimSpec& claim, std::map<std::string, Curve> curves, bool quick);
 
-/// Runs a claim's curves (at reduced scale when `quick`) and decides it, with its breakdowns.
-/// `where` is the claim's entry in the registry, for errors.
-ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick);
+/// Runs a claim's curves (at reduced scale when `run.quick`, with its what-if overrides) and decides it, with its
+/// breakdowns. `where` is the claim's entry in the registry, for errors.
+ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& cache, const RunSettings& run);
 
 /// Adds the claim's sensitivity table: each listed machine parameter at 0.5x and 2x.
-void add_sensitivity(ClaimResult& r, const Where& where, PointCache& cache, bool quick);
+void add_sensitivity(ClaimResult& r, const Where& where, PointCache& cache, const RunSettings& run);
 
 }  // namespace torsim::validation

@@ -12,8 +12,10 @@
 namespace torsim::validation {
 
 /// The whole result as JSON (validation.json), and the Markdown index of the report.
-Json results_json(const std::vector<ClaimResult>& results, bool quick);
-std::string report_markdown(const std::vector<ClaimResult>& results, bool quick, const std::vector<std::string>& plots);
+/// A what-if run (--set) says so in the header and in every status.
+Json results_json(const std::vector<ClaimResult>& results, const RunSettings& run);
+std::string report_markdown(const std::vector<ClaimResult>& results, const RunSettings& run,
+                            const std::vector<std::string>& plots);
 
 /// claim | paper | simulated | tolerance | status, and each sensitivity table, on stdout.
 void print_table(const std::vector<ClaimResult>& results);

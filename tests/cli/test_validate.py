@@ -49,6 +49,76 @@ class Validate(Scratch):
         with open(os.path.join(report, "validation.json")) as f:
             self.assertEqual(json.load(f)["claims"][0]["status"], "reproduced")
 
+    def test_an_empty_claim_list_is_an_error(self):
+        registry = self.registry()
+        for only in ("", ",", "T1,", "T1,,T1"):
+            proc = run("validate", "--registry", registry, "--report", self.path("r"), "--no-plots", "--only", only)
+            self.assertEqual(proc.returncode, 2, f"--only '{only}': {proc.stderr}")
+            self.assertIn("empty claim id", proc.stderr)
+            self.assertFalse(os.path.exists(self.path("r")))
+
+
+class CommittedReport(Scratch):
+    """Only a full run of the project's registry rewrites its committed report (docs/validation/
+    under TORSIM_DATA, the source tree by default); a partial, reduced-scale or what-if run writes
+    to results/validation/ in the working directory unless --report says where."""
+
+    def setUp(self):
+        super().setUp()
+        os.symlink(os.path.join(harness.ROOT, "scenarios"), self.path("scenarios"))
+        os.makedirs(self.path("validation"))
+        os.makedirs(self.path("docs", "validation"))
+        self.write("scenario.json", SCENARIO)
+        self.write(os.path.join("validation", "claims.json"),
+                   {"claims": [claim("scenario.json", "T1"), claim("scenario.json", "T2")]})
+        self.committed = self.write(os.path.join("docs", "validation", "README.md"), "the committed report\n")
+        self.env = dict(os.environ, TORSIM_DATA=self.dir)
+
+    def validate(self, *args):
+        return run("validate", "--no-plots", *args, cwd=self.dir, env=self.env)
+
+    def assert_committed_untouched(self):
+        self.assertEqual(harness.read(self.committed), "the committed report\n")
+
+    def test_a_partial_or_quick_run_leaves_the_committed_report(self):
+        for args in (["--only", "T1"], ["--quick"], ["--only", "T1", "--quick"]):
+            proc = self.validate(*args)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assert_committed_untouched()
+            self.assertIn("wrote results/validation/README.md", proc.stdout)
+            self.assertTrue(os.path.exists(self.path("results", "validation", "validation.json")))
+
+    def test_the_full_run_rewrites_the_committed_report(self):
+        proc = self.validate()
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("| T2 |", harness.read(self.committed))
+
+    def test_a_what_if_is_reported_as_such_and_never_recorded(self):
+        status = self.write("status.json", {"full": {"T1": "reproduced"}})
+        what_if = "machine.runtimes.mpi.send_cpu=10us"
+        for flag in ("--record-status", "--check-status"):
+            proc = self.validate("--set", what_if, flag, status)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("what-if", proc.stderr)
+        self.assertEqual(json.loads(harness.read(status)), {"full": {"T1": "reproduced"}})
+        proc = self.validate("--set", what_if)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assert_committed_untouched()
+        self.assertIn("not reproduced (what-if)", proc.stdout)  # 10 us more per message: far from 1.27 us
+        report = harness.read(self.path("results", "validation", "README.md"))
+        self.assertIn("`torsim validate --set " + what_if + "`", report)
+        self.assertIn("**What-if**", report)
+        self.assertIn("| T1 | 1.27 us | 11.", report)
+        self.assertIn("not reproduced (what-if) |", report)
+        doc = json.loads(harness.read(self.path("results", "validation", "validation.json")))
+        self.assertEqual(doc["what_if"], [what_if])
+
+    def test_a_what_if_the_claims_cannot_take_is_an_input_error(self):
+        proc = self.validate("--set", "machine.runtimes.mpi.send_cpuu=10us")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("send_cpuu", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("results")))
+
 
 if __name__ == "__main__":
     harness.main()
