@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "models/apps/replay/dumpi_reader.hpp"
 #include "models/apps/replay/ti_reader.hpp"
 #include "sim/config/error.hpp"
 
@@ -104,6 +105,7 @@ std::unique_ptr<Trace> open_trace(const std::string& path, Format format, const 
     case Format::time_independent:
       return open_ti_trace(file, where);
     case Format::dumpi:
+      return open_dumpi_trace(file, where);
     case Format::otf2:
       where.fail("reading " + std::string(format_name(format)) + " traces is not built yet");
     case Format::automatic:
