@@ -9,9 +9,12 @@ namespace torsim::validation {
 
 std::string_view status_name(Status s) {
   switch (s) {
-    case Status::reproduced: return "reproduced";
-    case Status::not_reproduced: return "not reproduced";
-    case Status::not_yet_modelled: return "not yet modelled";
+    case Status::reproduced:
+      return "reproduced";
+    case Status::not_reproduced:
+      return "not reproduced";
+    case Status::not_yet_modelled:
+      return "not yet modelled";
   }
   return "?";
 }
@@ -111,34 +114,78 @@ Verdict check_absolute(const Curve& curve, double x, double paper_value, double 
   v.at_x = x;
   const double error = symmetric_relative_error(*simulated, paper_value, floor);
   v.status = error <= tolerance ? Status::reproduced : Status::not_reproduced;
-  v.detail = "simulated " + number(*simulated) + " vs the paper's " + number(paper_value) + " (" +
-             number(error * 100) + " % apart; tolerance " + number(tolerance * 100) + " %)";
+  v.detail = "simulated " + number(*simulated) + " vs the paper's " + number(paper_value) + " (" + number(error * 100) +
+             " % apart; tolerance " + number(tolerance * 100) + " %)";
   return v;
 }
 
+Standing standing(double a, double b, bool lower_is_better, double resolution) {
+  const double scale = std::max(std::fabs(a), std::fabs(b));
+  if (std::fabs(a - b) <= resolution * scale) return Standing::tie;
+  return (lower_is_better ? a < b : a > b) ? Standing::ahead : Standing::behind;
+}
+
+namespace {
+
+// How `better` stands against `worse` at the points of one side of a trend.
+struct Side {
+  std::size_t points = 0;
+  std::vector<double> ahead, ties, behind;
+  void add(double x, Standing s) {
+    ++points;
+    (s == Standing::ahead ? ahead : s == Standing::tie ? ties : behind).push_back(x);
+  }
+};
+
+std::string xs_text(const std::vector<double>& xs) {
+  std::string out;
+  for (std::size_t i = 0; i < xs.size() && i < 6; ++i) out += (i ? ", " : "") + number(xs[i]);
+  return xs.size() > 6 ? out + ", ..." : out;
+}
+
+std::string claimed_side_text(const Side& side, double resolution) {
+  std::string out = "ahead by more than the " + number(resolution * 100) + " % tie resolution at " +
+                    std::to_string(side.ahead.size()) + " of " + std::to_string(side.points) + " points";
+  if (!side.ties.empty()) out += "; ties at x = " + xs_text(side.ties);
+  if (!side.behind.empty()) out += "; behind at x = " + xs_text(side.behind);
+  return out;
+}
+
+std::string beyond_text(const Side& side, double crossover, bool below) {
+  const std::string where =
+      std::string("beyond the bound (x ") + (below ? "above " : "below ") + number(crossover) + ")";
+  if (side.points == 0) return "; " + where + ": no sweep point, so the claim's other side is unchecked";
+  if (side.ahead.empty())
+    return "; " + where + ": not ahead at any of its " + std::to_string(side.points) + " points (" +
+           std::to_string(side.ties.size()) + (side.ties.size() == 1 ? " tie" : " ties") + "), as the bound implies";
+  return "; " + where + ": still ahead at x = " + xs_text(side.ahead) + ", which the bound denies";
+}
+
+}  // namespace
+
 Verdict check_trend(const Curve& better, const Curve& worse, std::optional<double> crossover, bool below,
-                    bool lower_is_better, double exclusion) {
-  Verdict v;
-  std::size_t checked = 0, held = 0;
-  std::string first_failure;
+                    bool lower_is_better, double exclusion, double resolution) {
+  Side claimed, beyond;
   for (std::size_t i = 0; i < better.x.size(); ++i) {
     const double x = better.x[i];
     const auto other = worse.at(x);
     if (!other) continue;
+    Side* side = &claimed;
     if (crossover) {
-      if (below ? x >= *crossover : x <= *crossover) continue;
       if (std::fabs(x - *crossover) <= exclusion * std::fabs(*crossover)) continue;
+      if (below ? x > *crossover : x < *crossover) side = &beyond;
     }
-    ++checked;
-    const bool beats = lower_is_better ? better.y[i] < *other : better.y[i] > *other;
-    if (beats) ++held;
-    else if (first_failure.empty()) first_failure = number(x);
+    side->add(x, standing(better.y[i], *other, lower_is_better, resolution));
   }
-  if (checked == 0) return no_data("no sweep point falls in the claimed range");
-  v.simulated = 100.0 * static_cast<double>(held) / static_cast<double>(checked);
-  v.status = held == checked ? Status::reproduced : Status::not_reproduced;
-  v.detail = "the trend holds at " + std::to_string(held) + " of " + std::to_string(checked) + " points" +
-             (first_failure.empty() ? "" : "; first failure at x = " + first_failure);
+  if (claimed.points == 0) return no_data("no sweep point falls in the claimed range");
+  Verdict v;
+  v.ties = claimed.ties.size();
+  const std::size_t consistent = claimed.ahead.size() + beyond.points - beyond.ahead.size();
+  v.simulated = 100.0 * static_cast<double>(consistent) / static_cast<double>(claimed.points + beyond.points);
+  const bool holds = claimed.ahead.size() == claimed.points;
+  const bool bound_holds = !crossover || (beyond.points > 0 && beyond.ahead.empty());
+  v.status = holds && bound_holds ? Status::reproduced : Status::not_reproduced;
+  v.detail = claimed_side_text(claimed, resolution) + (crossover ? beyond_text(beyond, *crossover, below) : "");
   return v;
 }
 

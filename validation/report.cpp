@@ -29,7 +29,10 @@ std::string tolerance_text(const CheckSpec& c) {
     case Rule::absolute:
       return number(kAbsoluteTolerance * 100) + " %";
     case Rule::trend:
-      return "every point (" + number(kTrendExclusion * 100) + " % around the crossover excluded)";
+      return "ahead by > " + number(kTieResolution * 100) + " % at every point" +
+             (c.crossover ? " on the claimed side, not ahead beyond it (" + number(kTrendExclusion * 100) +
+                                " % around the bound excluded)"
+                          : "");
   }
   return "";
 }
@@ -45,7 +48,8 @@ std::string simulated_text(const CheckSpec& spec, const Verdict& verdict) {
     case Rule::absolute:
       return number(v);
     case Rule::trend:
-      return "holds at " + number(v) + " % of points";
+      return "holds at " + number(v) + " % of points" +
+             (verdict.ties ? " (" + std::to_string(verdict.ties) + (verdict.ties == 1 ? " tie)" : " ties)") : "");
   }
   return "";
 }
@@ -291,7 +295,9 @@ std::string report_markdown(const std::vector<ClaimResult>& results, const RunSe
     << ") from `validation/claims.json`; do not edit by hand. Tolerance policy (in `validation/compare.hpp`): a "
     << "percentage gain is reproduced within +/-10 points of the paper's (for \"up to X %\", the largest gain over "
     << "the paper's sweep); an absolute latency or bandwidth within 15 % (symmetric relative error); a trend when it "
-    << "holds at every point except within 5 % of the crossover. Calibration points (K*) check that the calibration "
+    << "holds beyond the tie resolution (1 % of the larger value; a tie is not a win) at every point except within 5 % "
+    << "of the crossover, and a claim that names a bound is checked on both sides of it (beyond it, not ahead). "
+    << "Calibration points (K*) check that the calibration "
     << "took; they are not validation.\n\n"
     << what_if_note(run) << "| claim | paper | simulated | tolerance | status |\n|---|---|---|---|---|\n";
   for (const auto& r : results)

@@ -89,8 +89,48 @@ TEST_CASE("a trend must hold everywhere but near the crossover", "[validation]")
   CHECK(check_trend(pami, mpi, std::nullopt, true, true).status == Status::not_reproduced);
   const auto wrong = check_trend(mpi, pami, 524288, true, true);
   CHECK(wrong.status == Status::not_reproduced);
-  CHECK_THAT(wrong.detail, Catch::Contains("first failure at x = 1024"));
+  CHECK_THAT(wrong.detail, Catch::Contains("behind at x = 1024, 6.554e+04"));
   CHECK(check_trend(pami, mpi, 1, true, true).status == Status::not_reproduced);  // nothing in range
+}
+
+TEST_CASE("a tie is not a win: a trend needs a margin beyond the tie resolution", "[validation]") {
+  CHECK(standing(100, 100.5, true) == Standing::tie);  // 0.5 % of the larger value
+  CHECK(standing(100, 102, true) == Standing::ahead);
+  CHECK(standing(100, 102, false) == Standing::behind);
+  CHECK(standing(0, 0, true) == Standing::tie);
+  // PAMI's bandwidth 0.003 % above MPI's at the largest sizes: ties, so the claim fails there.
+  const Curve pami = curve({1024, 1048576, 4194304}, {900, 1795.06, 1798.03});
+  const Curve mpi = curve({1024, 1048576, 4194304}, {500, 1795.0, 1798.0});
+  const auto v = check_trend(pami, mpi, std::nullopt, true, false);
+  CHECK(v.status == Status::not_reproduced);
+  CHECK(v.ties == 2);
+  CHECK_THAT(v.detail, Catch::Contains("ahead by more than the 1 % tie resolution at 1 of 3 points"));
+  CHECK_THAT(v.detail, Catch::Contains("ties at x = 1.049e+06, 4.194e+06"));
+  // Beyond the resolution every point is a win.
+  CHECK(check_trend(pami, curve({1024, 1048576, 4194304}, {500, 1700, 1700}), std::nullopt, true, false).status ==
+        Status::reproduced);
+}
+
+TEST_CASE("a claim that names a bound is checked on both sides of it", "[validation]") {
+  const std::vector<double> sizes{1024, 65536, 262144, 1048576, 4194304};
+  const Curve mpi = curve(sizes, {6, 41, 147, 571, 2267});
+  // "PAMI better below 512 KB": PAMI still 10 % ahead above it contradicts the bound.
+  const Curve ahead_everywhere = curve(sizes, {1.7, 36, 130, 514, 2040});
+  const auto one_sided = check_trend(ahead_everywhere, mpi, 524288, true, true);
+  CHECK(one_sided.status == Status::not_reproduced);
+  CHECK_THAT(one_sided.detail, Catch::Contains("still ahead at x = 1.049e+06, 4.194e+06, which the bound denies"));
+  // Above the bound a tie (MPI's fixed per-call cost under 1 %) or MPI ahead agrees with it.
+  const Curve catches_up = curve(sizes, {1.7, 36, 142, 567, 2263});
+  const auto both = check_trend(catches_up, mpi, 524288, true, true);
+  CHECK(both.status == Status::reproduced);
+  CHECK_THAT(both.detail, Catch::Contains("not ahead at any of its 2 points (2 ties), as the bound implies"));
+  CHECK(check_trend(curve(sizes, {1.7, 36, 142, 600, 2400}), mpi, 524288, true, true).status == Status::reproduced);
+  // A bound with no sweep point beyond it leaves the claim's other side unchecked: not reproduced.
+  const auto unchecked = check_trend(catches_up, mpi, 8388608, true, true);
+  CHECK(unchecked.status == Status::not_reproduced);
+  CHECK_THAT(unchecked.detail, Catch::Contains("no sweep point, so the claim's other side is unchecked"));
+  // "Above 64 KiB": the mirror image.
+  CHECK(check_trend(mpi, curve(sizes, {6, 41, 160, 620, 2500}), 65536, false, true).status == Status::reproduced);
 }
 
 TEST_CASE("a claim's status follows its checks", "[validation]") {
