@@ -5,8 +5,11 @@ set -euo pipefail
 
 # clang and libclang-rt-14-dev (compiler-rt: ASan, UBSan, libFuzzer) build the sanitizer and fuzz
 # tree (build-sanitize/, `make sanitize`, part of `make test`).
+# libopen-trace-format2-dev reads OTF2 traces; otf2-tools' otf2-print made the OTF2 readers' golden
+# listings (tests/data/traces/).
 apt_packages=(build-essential cmake ninja-build pkg-config libsimgrid-dev libboost-graph-dev
-              nlohmann-json3-dev catch2 python3 python3-pip python3-venv clang libclang-rt-14-dev)
+              nlohmann-json3-dev catch2 python3 python3-pip python3-venv clang libclang-rt-14-dev
+              libopen-trace-format2-dev otf2-tools)
 
 missing=()
 for pkg in "${apt_packages[@]}"; do

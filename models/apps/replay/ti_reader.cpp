@@ -231,7 +231,7 @@ std::string resolve(const std::string& index, std::string_view listed) {
 }
 
 TiTrace::TiTrace(const std::string& path) : Trace(Format::time_independent, path) {
-  offsets_are_lines_ = true;
+  offset_unit_ = OffsetUnit::line;
   for (std::size_t id = 0; id < kTiDatatypes.size(); ++id)
     datatypes_.push_back({std::string(kTiDatatypes[id].name), kTiDatatypes[id].size});
   const MappedFile text(path);

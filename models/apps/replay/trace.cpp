@@ -3,8 +3,10 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <unordered_map>
 
 #include "models/apps/replay/dumpi_reader.hpp"
+#include "models/apps/replay/otf2_reader.hpp"
 #include "models/apps/replay/ti_reader.hpp"
 #include "sim/config/error.hpp"
 
@@ -50,6 +52,19 @@ std::string trace_in_directory(const std::string& dir, const Where& where) {
 
 std::string_view call_type_name(CallType type) { return kCallTypeNames[static_cast<std::size_t>(type)]; }
 
+CallType call_type_of_mpi_function(std::string_view name) {
+  static const std::unordered_map<std::string_view, CallType> types = [] {
+    std::unordered_map<std::string_view, CallType> all;
+    for (std::uint16_t label = 0; label < dumpi::kAllFunctions; ++label)  // every MPI-2 function
+      if (dumpi::function(label).name.starts_with("MPI_"))
+        all[dumpi::function(label).name] = dumpi::function(label).type;
+    all["MPI_Reduce_scatter_block"] = CallType::reduce_scatter_block;
+    return all;
+  }();
+  const auto it = types.find(name);
+  return it == types.end() ? CallType::other : it->second;
+}
+
 std::string_view format_name(Format format) { return kFormatNames[static_cast<std::size_t>(format)]; }
 
 Format parse_format(std::string_view name, const Where& where) {
@@ -77,8 +92,10 @@ std::string Trace::where(std::int32_t r, const Call& call) const {
 
 Where Trace::locate(std::int32_t r, const Call& call) const {
   const std::string& file = r >= 0 && r < ranks() ? rank(r).file : path_;
-  const std::string position =
-      offsets_are_lines_ ? "line " + std::to_string(call.offset) : "byte " + std::to_string(call.offset);
+  const char* unit = offset_unit_ == OffsetUnit::line    ? "line "
+                     : offset_unit_ == OffsetUnit::event ? "event "
+                                                         : "byte ";
+  const std::string position = unit + std::to_string(call.offset);
   return Where(file, "record " + std::to_string(call.record) + " (" + position + ")");
 }
 
@@ -107,7 +124,7 @@ std::unique_ptr<Trace> open_trace(const std::string& path, Format format, const 
     case Format::dumpi:
       return open_dumpi_trace(file, where);
     case Format::otf2:
-      where.fail("reading " + std::string(format_name(format)) + " traces is not built yet");
+      return open_otf2_trace(file, where);
     case Format::automatic:
       break;
   }

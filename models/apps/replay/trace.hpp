@@ -46,6 +46,8 @@ inline constexpr int kCallTypes = static_cast<int>(CallType::other) + 1;
 
 /// "send", "allreduce", ... (the MPI name without "MPI_", lower case).
 std::string_view call_type_name(CallType type);
+/// The type of an MPI function by its name ("MPI_Isend" -> isend); `other` if none fits.
+CallType call_type_of_mpi_function(std::string_view name);
 
 /// Special values of Call's integer fields.
 inline constexpr std::int32_t kNone = -1;       // field not used by this call
@@ -201,7 +203,7 @@ class Trace {
 
   /// The calls of rank `r` (0 <= r < ranks()), from the first.
   virtual std::unique_ptr<RankCursor> cursor(std::int32_t r) const = 0;
-  /// "FILE: at record N (byte B)" for a call of rank `r`, for messages about it.
+  /// "FILE: at record N (byte B)" (or line, or event) for a call of rank `r`, for messages.
   std::string where(std::int32_t r, const Call& call) const;
   /// The same as a Where, to fail() with.
   Where locate(std::int32_t r, const Call& call) const;
@@ -210,8 +212,9 @@ class Trace {
   Trace(Format format, std::string path) : format_(format), path_(std::move(path)) {}
   /// Every trace's fixed ids: world (ranks 0..n-1), self, the empty group.
   void define_world(std::int32_t ranks);
-  /// Whether a call's offset is a byte offset (binary formats) or a line number.
-  bool offsets_are_lines_ = false;
+  /// What a call's offset counts: bytes (DUMPI), lines (text), events (OTF2).
+  enum class OffsetUnit : std::uint8_t { byte, line, event };
+  OffsetUnit offset_unit_ = OffsetUnit::byte;
 
   Format format_;
   std::string path_;
