@@ -17,7 +17,7 @@
 namespace torsim {
 
 std::vector<const ParamTable*> all_param_tables() {
-  std::vector<const ParamTable*> tables{&kScenarioParams, &kOutputParams, &kTraceParams, &rt::kPlacementParams,
+  std::vector<const ParamTable*> tables{&kScenarioParams, &kOutputParams, &kTraceParams, &node::kPlacementParams,
                                         &kMachineParams,  &kNodeParams,   &kPacketParams, &kRouterParams};
   for (const auto& t : topo::topology_types()) tables.push_back(t.params);
   for (const auto& m : net::network_models()) tables.push_back(m.params);

@@ -10,8 +10,8 @@ namespace torsim {
 Simulation::Simulation(const Json& doc, const Where& where, std::uint64_t seed)
     : kernel_(std::make_unique<Kernel>()), machine_(parse_machine(doc.at("machine"), where / "machine")) {
   network_ = net::make_network_model(doc.value("network", Json::object()), where / "network", *kernel_, machine_);
-  auto placement = rt::parse_placement(doc.value("placement", Json::object()), where / "placement", machine_);
-  job_ = std::make_unique<rt::Job>(rt::Job{*kernel_, machine_, *network_, std::move(placement), seed});
+  auto placement = node::parse_placement(doc.value("placement", Json::object()), where / "placement", machine_);
+  job_ = std::make_unique<node::Job>(*kernel_, machine_, *network_, std::move(placement), seed);
   layer_ = rt::make_messaging_layer(doc.value("runtime", Json::object()), where / "runtime", *job_);
   if (!doc.contains("workload")) where.fail("missing required key 'workload' (an object: {\"name\": ..., parameters})");
   workload_ = apps::make_workload(doc["workload"], where / "workload");
@@ -103,10 +103,10 @@ Json utilisation(const topo::Topology& t, const std::vector<Time>& busy, Time el
 
 // Where the ranks' core time went: each use's total over all ranks, and the rest of ranks x
 // elapsed time as idle (waiting for messages or for work). Sums to ranks x elapsed.
-Json core_time(const rt::CpuCharge& by_use, int ranks, Time elapsed) {
+Json core_time(const node::CpuCharge& by_use, int ranks, Time elapsed) {
   Json out = Json::object();
-  for (std::size_t i = 0; i < rt::kCpuUses; ++i)
-    out[std::string(rt::cpu_use_name(static_cast<rt::CpuUse>(i)))] = to_microseconds(by_use.parts[i]);
+  for (std::size_t i = 0; i < node::kCpuUses; ++i)
+    out[std::string(node::cpu_use_name(static_cast<node::CpuUse>(i)))] = to_microseconds(by_use.parts[i]);
   out["idle"] = to_microseconds(std::max<Time>(0, static_cast<Time>(ranks) * elapsed - by_use.total()));
   return out;
 }
@@ -124,7 +124,7 @@ Json Simulation::counters_json() const {
           {"trains", c.trains},
           {"payload_bytes", c.payload_bytes},
           {"wire_bytes", c.wire_bytes},
-          {"core_time_us", core_time(layer_->cpu_time_by_use(), job_->size(), elapsed)},
+          {"core_time_us", core_time(job_->cores.time_by_use(), job_->size(), elapsed)},
           {"utilisation",
            {{"network", utilisation(t, busy, elapsed, topo::LinkKind::network)},
             {"injection", utilisation(t, busy, elapsed, topo::LinkKind::injection)},

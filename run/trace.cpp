@@ -323,7 +323,7 @@ TraceRecorder::~TraceRecorder() = default;
 
 void TraceRecorder::attach(rt::MessagingLayer& layer, net::NetworkModel& network) {
   Impl* impl = impl_.get();
-  layer.set_cpu_observer(
+  layer.cores().set_observer(
       [impl](rt::Rank r, Time start, Time end, const rt::CpuCharge& charge) { impl->on_cpu(r, start, end, charge); });
   network.set_link_observer([impl](topo::LinkId l, Time end, Time busy) { impl->on_link(l, end, busy); });
 }

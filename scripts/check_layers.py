@@ -11,20 +11,21 @@ import pathlib
 import re
 import sys
 
-# Bottom to top. Within models/, the folders form layers of their own: collectives are
-# algorithms over the point-to-point messaging interface, so every messaging layer can use
-# them; a NIC model may use the interface but not a messaging layer built on it; workloads sit
-# on top.
+# Bottom to top. Within models/, the folders form layers of their own: the node (a job's
+# ranks, placement and cores) sits under the NICs, which charge core time through it; the
+# messaging interface sits above the NICs, the layers implementing it above the collective
+# algorithms they install, and workloads on top.
 LAYERS = [
     ("core", ["sim/core/"]),
     ("config", ["sim/config/"]),
     ("topologies", ["topologies/"]),
     ("machine", ["models/machine."]),
     ("network", ["models/network/"]),
-    ("messaging", ["models/messaging/"]),
-    ("collectives", ["models/collectives/"]),
+    ("node", ["models/node/"]),
     ("nic", ["models/nic/"]),
     ("gpu", ["models/gpu/"]),
+    ("messaging", ["models/messaging/"]),
+    ("collectives", ["models/collectives/"]),
     ("runtime", ["models/runtime/"]),
     ("apps", ["models/apps/"]),
     ("run", ["run/"]),

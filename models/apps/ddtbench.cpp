@@ -85,10 +85,10 @@ class DdtbenchPingPong final : public Workload {
     for (std::size_t i = 0; i < layouts_.size(); ++i) {
       for (std::int64_t k = 0; k < warmup_; ++k) co_await round_trip(c, layouts_[i]);
       const Time begin = c.now();
-      const Time cpu_before = c.layer().cpu_time_by_use().total();
+      const Time cpu_before = c.layer().cores().time_by_use().total();
       for (std::int64_t k = 0; k < iterations_; ++k) co_await round_trip(c, layouts_[i]);
       latency_[i] = (c.now() - begin) / (2 * iterations_);
-      cpu_[i] = (c.layer().cpu_time_by_use().total() - cpu_before) / (2 * iterations_);
+      cpu_[i] = (c.layer().cores().time_by_use().total() - cpu_before) / (2 * iterations_);
     }
   }
 

@@ -100,14 +100,14 @@ class PingPong final : public Workload {
       if (synchronised()) co_await c.barrier();
       for (std::int64_t k = 0; k < warmup_; ++k) co_await one_round(c, peer, sizes_[i]);
       const Time begin = c.now();
-      const rt::CpuCharge before = c.layer().cpu_time_by_use();
+      const rt::CpuCharge before = c.layer().cores().time_by_use();
       for (std::int64_t k = 0; k < iterations_; ++k) co_await one_round(c, peer, sizes_[i]);
       const std::int64_t messages = iterations_ * (round_trip() ? 2 : 1) * pairs_;
       const Time per_round = (c.now() - begin) / iterations_;
       latency_[i] += round_trip() ? per_round / 2 : per_round;
       if (c.rank() != 0) continue;
       for (std::size_t u = 0; u < rt::kCpuUses; ++u)
-        core_time_[i].parts[u] = (c.layer().cpu_time_by_use().parts[u] - before.parts[u]) / messages;
+        core_time_[i].parts[u] = (c.layer().cores().time_by_use().parts[u] - before.parts[u]) / messages;
     }
   }
 

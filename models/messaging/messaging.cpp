@@ -10,43 +10,7 @@ MessagingLayer::MessagingLayer(Job& job)
     : job_(job),
       requests_(job.kernel),
       ranks_(static_cast<std::size_t>(job.size())),
-      running_handlers_(static_cast<std::size_t>(job.size()), false),
-      cpu_free_(static_cast<std::size_t>(job.size()), 0),
-      shares_cores_(job.placement.ranks_per_node > job.machine.node.cores * job.machine.node.full_speed_threads) {}
-
-std::string_view cpu_use_name(CpuUse use) {
-  static constexpr std::array<std::string_view, kCpuUses> names = {
-      "compute", "send", "receive", "match", "copy", "poll", "registration", "scheduler", "connection"};
-  return names[static_cast<std::size_t>(use)];
-}
-
-Time CpuCharge::total() const {
-  Time sum = 0;
-  for (const Time t : parts) sum += t;
-  return sum;
-}
-
-CpuCharge MessagingLayer::stretched(Rank r, const CpuCharge& charge) const {
-  const NodeParams& node = job_.machine.node;
-  const std::int64_t stretch = node.cost_stretch(job_.placement.ranks_on_core(r, node.cores));
-  CpuCharge out = charge;
-  for (Time& part : out.parts) part = part * stretch / node.full_speed_threads;
-  return out;
-}
-
-Time MessagingLayer::occupy_cpu(Rank r, const CpuCharge& charge) {
-  return shares_cores_ ? book_cpu(r, stretched(r, charge)) : book_cpu(r, charge);
-}
-
-Time MessagingLayer::book_cpu(Rank r, const CpuCharge& charge) {
-  Time& free_at = cpu_free_[static_cast<std::size_t>(r)];
-  const Time start = std::max(free_at, kernel().now());
-  const Time duration = charge.total();
-  free_at = start + duration;
-  for (std::size_t i = 0; i < kCpuUses; ++i) cpu_by_use_.parts[i] += charge.parts[i];
-  if (cpu_observer_ && duration > 0) cpu_observer_(r, start, free_at, charge);
-  return free_at;
-}
+      running_handlers_(static_cast<std::size_t>(job.size()), false) {}
 
 namespace {
 bool matches(Rank want_src, Tag want_tag, const Envelope& e) {
@@ -133,7 +97,7 @@ Task<> MessagingLayer::run_handlers(Rank self) {
   while (!q.active_messages.empty()) {
     const QueuedAm am = q.active_messages.pop_front();
     if (const Time overhead = handler_overhead(self); overhead > 0)
-      co_await on_cpu(self, overhead, CpuUse::scheduler);
+      co_await cores().run(self, overhead, CpuUse::scheduler);
     const Handler& h = handlers_[am.handler];
     if (h.instant) h.instant(Comm(*this, self), am.envelope);
     else co_await h.coroutine(Comm(*this, self), am.envelope);
@@ -196,7 +160,7 @@ Tag MessagingLayer::next_collective_tag(Rank self) {
 }
 
 Task<> MessagingLayer::compute(Rank self, Time duration) {
-  if (duration > 0) co_await on_cpu(self, duration, CpuUse::compute);
+  if (duration > 0) co_await cores().run(self, duration, CpuUse::compute);
 }
 
 Task<> Comm::send_and_wait(Comm c, Rank dst, Bytes size, Tag tag, std::uint64_t word) {

@@ -13,43 +13,25 @@
 #include <string_view>
 #include <vector>
 
-#include "models/messaging/job.hpp"
 #include "models/messaging/request.hpp"
+#include "models/node/job.hpp"
 #include "sim/core/fifo.hpp"
 #include "sim/core/huge_pages.hpp"
 
 namespace torsim::rt {
 
+// The interface speaks of the node's ranks, job and core charges.
+using node::CpuCharge;
+using node::CpuUse;
+using node::Job;
+using node::kCpuUses;
+using node::NodeId;
+using node::Placement;
+using node::cpu_use_name;
+using node::parse_placement;
+
 class MessagingLayer;
 class Comm;
-
-/// What a rank's core spends its time on. Every software cost a model charges names one.
-enum class CpuUse : std::uint8_t {
-  compute,       // the application's own work
-  send,          // software send path: building a message or descriptor, posting it
-  receive,       // software receive path: taking a message in, completing a request
-  match,         // tag matching, probes, queue searches
-  copy,          // memory copies (into or out of bounce buffers, mailboxes, packing)
-  poll,          // progress-engine and completion-queue polling
-  registration,  // memory registration (pinning) and its cache
-  scheduler,     // a runtime's scheduler and handler dispatch
-  connection,    // setting up a connection to a peer (endpoints, mailboxes, handshakes)
-};
-inline constexpr std::size_t kCpuUses = 9;
-std::string_view cpu_use_name(CpuUse use);
-
-/// One booking on a core, split by use.
-struct CpuCharge {
-  std::array<Time, kCpuUses> parts{};
-  CpuCharge() = default;
-  CpuCharge(CpuUse use, Time duration) { parts[static_cast<std::size_t>(use)] = duration; }
-  CpuCharge& add(CpuUse use, Time duration) {
-    parts[static_cast<std::size_t>(use)] += duration;
-    return *this;
-  }
-  Time operator[](CpuUse use) const { return parts[static_cast<std::size_t>(use)]; }
-  Time total() const;
-};
 
 using HandlerId = std::uint32_t;
 /// An active-message handler: runs on the destination rank, one at a time per rank.
@@ -160,24 +142,8 @@ class MessagingLayer {
   /// Local computation (or software overhead) on the rank's core.
   virtual Task<> compute(Rank self, Time duration);
 
-  /// The rank's core: software costs charged from event context (a message's protocol
-  /// processing) and the rank's own computation queue on it, one at a time. Every charge says
-  /// what the time is for, so a run can tell where its time went. Where ranks share a core as
-  /// hardware threads beyond the machine's full_speed_threads, each charge stretches by
-  /// (ranks on the core) / full_speed_threads.
-  Time occupy_cpu(Rank r, const CpuCharge& charge);
-  Time occupy_cpu(Rank r, Time duration, CpuUse use) { return occupy_cpu(r, CpuCharge(use, duration)); }
-  /// Awaitable: charges rank r's core and resumes when the charge is done.
-  auto on_cpu(Rank r, const CpuCharge& charge) { return kernel().sleep(occupy_cpu(r, charge) - kernel().now()); }
-  auto on_cpu(Rank r, Time duration, CpuUse use) { return on_cpu(r, CpuCharge(use, duration)); }
-  /// Core time charged so far, by use, summed over all ranks.
-  const CpuCharge& cpu_time_by_use() const { return cpu_by_use_; }
-  /// Called for every charge booked on a core, with the span it occupies (for traces). A charge
-  /// of zero time books no span and is not reported.
-  using CpuObserver = std::function<void(Rank, Time start, Time end, const CpuCharge&)>;
-  void set_cpu_observer(CpuObserver observer) { cpu_observer_ = std::move(observer); }
-  /// When rank r's core is next free (in the past when it is idle).
-  Time cpu_free_at(Rank r) const { return cpu_free_[static_cast<std::size_t>(r)]; }
+  /// The ranks' cores, on which every software cost is charged (models/node/cores.hpp).
+  node::Cores& cores() const { return job_.cores; }
   /// Lengths of rank r's posted-receive and unexpected-message queues, which a matching
   /// engine searches.
   std::size_t posted_receives(Rank r) const { return ranks_[static_cast<std::size_t>(r)].posted.size(); }
@@ -245,12 +211,6 @@ class MessagingLayer {
   // Per rank: its handler loop is running. Apart from ranks_ (a byte per rank, not a 100-byte
   // record) because an instant handler's delivery reads only this.
   std::vector<std::uint8_t> running_handlers_;
-  std::vector<Time> cpu_free_;  // per rank: when its core is next idle
-  bool shares_cores_;           // some rank shares its core beyond full speed: charges stretch
-  CpuCharge stretched(Rank r, const CpuCharge& charge) const;
-  Time book_cpu(Rank r, const CpuCharge& charge);
-  CpuCharge cpu_by_use_;
-  CpuObserver cpu_observer_;
   struct Notifications {
     std::int64_t count = 0;
     std::coroutine_handle<> waiter;

@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <utility>
 
+#include "models/node/cores.hpp"
 #include "sim/core/kernel.hpp"
 #include "sim/core/slot_pool.hpp"
 
 namespace torsim::rt {
 
-using Rank = std::int32_t;
+using node::Rank;
 using Tag = std::int32_t;
 inline constexpr Rank kAnySource = -1;
 inline constexpr Tag kAnyTag = -1;

@@ -87,7 +87,7 @@ class Transfer {
 
 }  // namespace
 
-BgpDma::BgpDma(rt::Job& job, const BgpParams& params)
+BgpDma::BgpDma(node::Job& job, const BgpParams& params)
     : job_(job), p_(params), tree_depth_(complete_tree_depth(static_cast<std::int64_t>(job.placement.nodes.size()),
                                                             params.tree_fanout)) {
   // A put's record is read again when its data lands and when its ack does, a network

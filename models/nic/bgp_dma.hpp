@@ -25,13 +25,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/messaging/messaging.hpp"
+#include "models/node/job.hpp"
 #include "models/network/link_timeline.hpp"
 #include "sim/core/slot_pool.hpp"
 
 namespace torsim::nic {
 
-using rt::Rank;
+using node::Rank;
 
 struct BgpParams {
   Time remote_get_turnaround = 0;  // target DMA: remote-get packet in, its descriptor injected
@@ -87,7 +87,7 @@ class Meeting {
 
 class BgpDma {
  public:
-  BgpDma(rt::Job& job, const BgpParams& params);
+  BgpDma(node::Job& job, const BgpParams& params);
   const BgpParams& params() const { return p_; }
 
   /// A direct put of `bytes` (plus `extra` bytes riding as its last packet): resumes when the
@@ -126,7 +126,7 @@ class BgpDma {
   void send_ack(std::uint64_t index);
   void ack_landed(std::uint64_t index);
 
-  rt::Job& job_;
+  node::Job& job_;
   BgpParams p_;
   SlotPool<PutInFlight> puts_;
   int tree_depth_ = 0;

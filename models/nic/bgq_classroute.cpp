@@ -13,7 +13,7 @@ namespace {
 constexpr std::size_t kNotInBlock = std::numeric_limits<std::size_t>::max();
 }
 
-ClassRoute::ClassRoute(rt::MessagingLayer& layer) : layer_(layer), job_(layer.job()) {
+ClassRoute::ClassRoute(node::Job& job) : job_(job) {
   if (const auto* torus = dynamic_cast<const topo::Torus*>(job_.machine.topology.get())) build(*torus);
 }
 
@@ -121,7 +121,7 @@ class ClassRoute::Arrival {
     s.waiting.push_back(h);
     route_.sum_ += word_;
     if (++s.arrived < route_.job_.placement.ranks_per_node) return;
-    route_.arrive(node, bytes_, route_.layer_.occupy_cpu(self_, local_combine_, rt::CpuUse::compute));
+    route_.arrive(node, bytes_, route_.job_.cores.occupy(self_, local_combine_, node::CpuUse::compute));
   }
   std::uint64_t await_resume() const noexcept { return route_.result_; }
 

@@ -19,7 +19,7 @@
 
 #include <vector>
 
-#include "models/messaging/messaging.hpp"
+#include "models/node/job.hpp"
 #include "sim/core/fifo.hpp"
 
 namespace torsim::topo {
@@ -28,12 +28,12 @@ class Torus;
 
 namespace torsim::nic {
 
-using rt::Rank;
+using node::Rank;
 using topo::NodeId;
 
 class ClassRoute {
  public:
-  explicit ClassRoute(rt::MessagingLayer& layer);
+  explicit ClassRoute(node::Job& job);
   /// Whether the job has a class route: its nodes are a rectangular block of a torus.
   bool available() const { return !parent_.empty(); }
   /// Hops from the deepest node to the root.
@@ -63,8 +63,7 @@ class ClassRoute {
   /// Latency and one packet's serialisation on the link between a node and its parent.
   Time hop(std::size_t child) const;
 
-  rt::MessagingLayer& layer_;
-  rt::Job& job_;
+  node::Job& job_;
   std::vector<NodeId> nodes_;               // the block's nodes, in tree-index order
   std::vector<std::size_t> index_of_node_;  // node id -> tree index (or npos)
   std::vector<std::uint32_t> parent_;       // per tree index; the root is its own parent

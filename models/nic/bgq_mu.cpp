@@ -66,8 +66,8 @@ MuParams mu_of(const Machine& machine, const Where& where) {
   return parse_mu(ParamReader(machine.nic, machine.where / "nic", kMuParams));
 }
 
-MessageUnit::MessageUnit(rt::MessagingLayer& layer, const MuParams& params)
-    : job_(layer.job()),
+MessageUnit::MessageUnit(node::Job& job, const MuParams& params)
+    : job_(job),
       p_(params),
       torus_(dynamic_cast<const topo::Torus*>(job_.machine.topology.get())),
       engine_free_(static_cast<std::size_t>(job_.machine.node_count() * params.injection_engines), 0) {}

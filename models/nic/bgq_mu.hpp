@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/messaging/messaging.hpp"
+#include "models/node/job.hpp"
 
 namespace torsim::topo {
 class Torus;
@@ -21,7 +21,7 @@ class Torus;
 
 namespace torsim::nic {
 
-using rt::Rank;
+using node::Rank;
 using topo::NodeId;
 
 struct MuParams {
@@ -41,7 +41,7 @@ MuParams mu_of(const Machine& machine, const Where& where);
 
 class MessageUnit {
  public:
-  MessageUnit(rt::MessagingLayer& layer, const MuParams& params);
+  MessageUnit(node::Job& job, const MuParams& params);
   const MuParams& params() const { return p_; }
 
   /// Injection FIFOs of one rank's context: one per torus direction, fewer when the ranks of
@@ -79,7 +79,7 @@ class MessageUnit {
   /// A header-only packet's serialisation on the slowest link from one node to another.
   Time trailer_time(NodeId from, NodeId to) const;
 
-  rt::Job& job_;
+  node::Job& job_;
   MuParams p_;
   const topo::Torus* torus_;
   std::vector<Time> engine_free_;                   // per node and engine: when it is next free

@@ -72,9 +72,8 @@ GeminiParams gemini_of(const Machine& machine, const Where& where) {
   return parse_gemini(ParamReader(machine.nic, machine.where / "nic", kGeminiParams));
 }
 
-GeminiNic::GeminiNic(rt::MessagingLayer& layer, const GeminiParams& params)
-    : layer_(layer),
-      job_(layer.job()),
+GeminiNic::GeminiNic(node::Job& job, const GeminiParams& params)
+    : job_(job),
       p_(params),
       put_format_(job_.machine.packet),
       get_format_{job_.machine.packet.payload, params.get_response_overhead, job_.machine.packet.chunk},
@@ -111,7 +110,7 @@ struct CreditWait {
 }  // namespace
 
 Task<> GeminiNic::smsg(Rank src, Rank dst, Bytes bytes) {
-  co_await layer_.on_cpu(src, p_.smsg_send_cpu, rt::CpuUse::send);
+  co_await job_.cores.run(src, p_.smsg_send_cpu, node::CpuUse::send);
   Mailbox* m = &mailbox(src, dst);
   reclaim(*m);
   while (m->credits == 0) {
@@ -186,10 +185,10 @@ std::int64_t requests_of(Bytes bytes) { return std::max<std::int64_t>(1, (bytes 
 
 Task<> GeminiNic::put(Rank initiator, Rank target, Bytes bytes, Engine engine, Trigger* arrived) {
   if (engine == Engine::fma) {
-    co_await layer_.on_cpu(initiator, p_.fma_post_cpu + requests_of(bytes) * p_.fma_request_cpu, rt::CpuUse::send);
+    co_await job_.cores.run(initiator, p_.fma_post_cpu + requests_of(bytes) * p_.fma_request_cpu, node::CpuUse::send);
     co_await transfer(initiator, target, bytes, &put_format_);
   } else {
-    co_await layer_.on_cpu(initiator, p_.bte_post_cpu, rt::CpuUse::send);
+    co_await job_.cores.run(initiator, p_.bte_post_cpu, node::CpuUse::send);
     // The last bytes the engine lets out arrive one latency later.
     const Time engine_done = co_await bte_start(initiator, bytes);
     co_await bte_stream(initiator, target, bytes, &put_format_, engine_done + small_latency(initiator, target));
@@ -202,7 +201,7 @@ Task<> GeminiNic::put(Rank initiator, Rank target, Bytes bytes, Engine engine, T
 // initiator's engine paces the responses.
 Task<> GeminiNic::get(Rank initiator, Rank target, Bytes bytes, Engine engine, bool charge_post) {
   const Time post = engine == Engine::fma ? p_.fma_post_cpu + requests_of(bytes) * p_.fma_request_cpu : p_.bte_post_cpu;
-  if (charge_post) co_await layer_.on_cpu(initiator, post, rt::CpuUse::send);
+  if (charge_post) co_await job_.cores.run(initiator, post, node::CpuUse::send);
   else co_await job_.kernel.sleep(post);
   if (engine == Engine::fma) {
     co_await transfer(initiator, target, 0, &request_format_);

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "models/network/link_timeline.hpp"
-#include "models/messaging/messaging.hpp"
+#include "models/node/job.hpp"
 
 namespace torsim::nic {
 
-using rt::Rank;
+using node::Rank;
 
 struct GeminiParams {
   Bytes smsg_max_small = 1024, smsg_max_medium = 512, smsg_max_large = 256;  // by job size
@@ -38,7 +38,7 @@ enum class Engine { fma, bte };
 
 class GeminiNic {
  public:
-  GeminiNic(rt::MessagingLayer& layer, const GeminiParams& params);
+  GeminiNic(node::Job& job, const GeminiParams& params);
   const GeminiParams& params() const { return p_; }
 
   /// SMSG maximum message size for this job (uGNI mailboxes shrink as jobs grow).
@@ -50,8 +50,8 @@ class GeminiNic {
   /// zero-load latency later.
   void release(Rank src, Rank dst);
   /// CPU time for the receiver to find and read one SMSG (CQ poll + GNI_SmsgGetNext).
-  rt::CpuCharge smsg_receive_cost() const {
-    return rt::CpuCharge(rt::CpuUse::poll, p_.cq_poll_cpu).add(rt::CpuUse::receive, p_.smsg_receive_cpu);
+  node::CpuCharge smsg_receive_cost() const {
+    return node::CpuCharge(node::CpuUse::poll, p_.cq_poll_cpu).add(node::CpuUse::receive, p_.smsg_receive_cpu);
   }
 
   /// RDMA put of `bytes` from initiator to target: resumes when the initiator's CQ reports
@@ -101,8 +101,7 @@ class GeminiNic {
   Task<> bte_stream(Rank from, Rank to, Bytes bytes, const PacketFormat* format, Time engine_done);
   void wake_sender(std::uint64_t pair);
 
-  rt::MessagingLayer& layer_;
-  rt::Job& job_;
+  node::Job& job_;
   GeminiParams p_;
   PacketFormat put_format_, get_format_, request_format_;
   std::unordered_map<std::uint64_t, Mailbox> mailboxes_;

@@ -155,9 +155,8 @@ struct InfinibandHca::Stream {
   std::coroutine_handle<> waiter;
 };
 
-InfinibandHca::InfinibandHca(rt::MessagingLayer& layer, const InfinibandParams& params)
-    : layer_(layer),
-      job_(layer.job()),
+InfinibandHca::InfinibandHca(node::Job& job, const InfinibandParams& params)
+    : job_(job),
       p_(params),
       rails_(job_.machine.topology->rail_count()),
       engines_(static_cast<std::size_t>(job_.machine.node_count() * rails_)),
@@ -252,7 +251,7 @@ Task<> InfinibandHca::acknowledge(NodeId responder, NodeId initiator, int rail, 
 // and, for a request that consumes one, a receive posted at dst. Returns, holding the pair, when
 // the first packet may start.
 Task<> InfinibandHca::begin(Rank src, Rank dst, int rail, Bytes bytes, bool consumes_receive) {
-  co_await layer_.on_cpu(src, p_.post_send_cpu, rt::CpuUse::send);
+  co_await job_.cores.run(src, p_.post_send_cpu, node::CpuUse::send);
   const Time start = post(job_.node_of(src), rail, bytes);
   co_await Acquire<QueuePair>{queue_pair(src, dst, rail)};
   if (consumes_receive) co_await take_receive(dst, src);

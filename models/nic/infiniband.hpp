@@ -30,12 +30,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/messaging/messaging.hpp"
+#include "models/node/job.hpp"
 #include "models/nic/pcie.hpp"
 
 namespace torsim::nic {
 
-using rt::Rank;
+using node::Rank;
 using topo::NodeId;
 
 struct InfinibandParams {
@@ -68,7 +68,7 @@ struct HcaCounters {
 
 class InfinibandHca {
  public:
-  InfinibandHca(rt::MessagingLayer& layer, const InfinibandParams& params);
+  InfinibandHca(node::Job& job, const InfinibandParams& params);
   const InfinibandParams& params() const { return p_; }
   int rails() const { return rails_; }
   /// The rail of the HCA a rank uses for what it does not stripe: a node's ranks spread over
@@ -133,8 +133,7 @@ class InfinibandHca {
   static void packet_arrived(void* stream, std::uint64_t bytes);
   void call_at(Time when, Callback callback);
 
-  rt::MessagingLayer& layer_;
-  rt::Job& job_;
+  node::Job& job_;
   InfinibandParams p_;
   int rails_;
   std::vector<PcieLink> pcie_;                  // per node and rail

@@ -98,7 +98,7 @@ Task<> Credits::send_back(Rank src, Rank dst) {
 
 // ---- NIC
 
-ViaNic::ViaNic(rt::Job& job, const ViaParams& params)
+ViaNic::ViaNic(node::Job& job, const ViaParams& params)
     : job_(job),
       p_(params),
       credits_(*this, params.receive_credits),

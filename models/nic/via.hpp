@@ -20,11 +20,11 @@
 #include <unordered_set>
 #include <vector>
 
-#include "models/messaging/messaging.hpp"
+#include "models/node/job.hpp"
 
 namespace torsim::nic {
 
-using rt::Rank;
+using node::Rank;
 
 struct ViaParams {
   Time post_cpu = 0;             // VipPostSend / VipPostRecv: build a descriptor, ring the doorbell
@@ -73,7 +73,7 @@ class Credits {
 /// a send or a write, the polls and re-posts at the receiver) where its protocol makes them.
 class ViaNic {
  public:
-  ViaNic(rt::Job& job, const ViaParams& params);
+  ViaNic(node::Job& job, const ViaParams& params);
   const ViaParams& params() const { return p_; }
 
   /// Waits for a pre-posted receive descriptor at dst for a send from src, and takes it.
@@ -90,7 +90,7 @@ class ViaNic {
   /// A header-only packet from src's NIC to dst's (an acknowledgement, a credit): resumes when
   /// it has arrived.
   Task<> header(Rank src, Rank dst) { return transfer(src, dst, 0, {}); }
-  rt::Job& job() const { return job_; }
+  node::Job& job() const { return job_; }
 
   /// CPU time to register `bytes` of `buffer` on rank r, or 0 when the cache has it.
   Time register_memory(Rank r, std::uint64_t buffer, Bytes bytes);
@@ -100,7 +100,7 @@ class ViaNic {
  private:
   Task<> transfer(Rank src, Rank dst, Bytes bytes, Callback left);
 
-  rt::Job& job_;
+  node::Job& job_;
   ViaParams p_;
   Credits credits_;
   std::vector<Time> engine_free_;  // per node: when its send DMA engine is next idle

@@ -98,7 +98,7 @@ Time CharmMpiLayer::progress_call(Rank r) {
 // the pending sends were tested; now the scheduler queue.
 Task<> CharmMpiLayer::received(Message m) {
   const Rank r = m.envelope.dst;
-  co_await on_cpu(r, CpuCharge(CpuUse::match, p_.iprobe_cpu).add(CpuUse::receive, charm_.alloc_cpu).add(CpuUse::poll, progress_call(r)));
+  co_await cores().run(r, CpuCharge(CpuUse::match, p_.iprobe_cpu).add(CpuUse::receive, charm_.alloc_cpu).add(CpuUse::poll, progress_call(r)));
   if (rendezvous_size(m)) heap_.release(m.envelope.dst, wire_size(m));  // freed once its entry method ran
   deliver_am(m.active_message ? m.handler : two_sided_, m.envelope);
 }
@@ -136,11 +136,11 @@ Task<> CharmUgniLayer::protocol(Message m) {
 // uses it in place.
 Task<> CharmUgniLayer::shared_memory(Message m) {
   const Envelope& e = m.envelope;
-  co_await on_cpu(e.src, CpuCharge(CpuUse::send, p_.pxshm_cpu).add(CpuUse::copy, copy_time(e.size + charm_.envelope)));
+  co_await cores().run(e.src, CpuCharge(CpuUse::send, p_.pxshm_cpu).add(CpuUse::copy, copy_time(e.size + charm_.envelope)));
   complete_send(m);
   co_await kernel().sleep(job_.machine.node.memcpy_latency);
   co_await notice(e.dst);
-  co_await on_cpu(e.dst, p_.pxshm_cpu, CpuUse::receive);
+  co_await cores().run(e.dst, p_.pxshm_cpu, CpuUse::receive);
   enqueue(m);
 }
 
@@ -151,7 +151,7 @@ Task<> CharmUgniLayer::small(Message m) {
   co_await nic_.smsg(e.src, e.dst, bytes);
   complete_send(m);
   co_await notice(e.dst);
-  co_await on_cpu(e.dst, nic_.smsg_receive_cost().add(CpuUse::receive, charm_.alloc_cpu).add(CpuUse::copy, copy_time(bytes)));
+  co_await cores().run(e.dst, nic_.smsg_receive_cost().add(CpuUse::receive, charm_.alloc_cpu).add(CpuUse::copy, copy_time(bytes)));
   nic_.release(e.src, e.dst);
   enqueue(m);
 }
@@ -171,7 +171,7 @@ Task<> CharmUgniLayer::land(Message m, std::shared_ptr<Trigger> arrived) {
   Trigger& landed = *arrived;  // a named reference: `co_await *arrived` would await a copy
   co_await landed;
   co_await notice(m.envelope.dst);
-  co_await on_cpu(m.envelope.dst, nic_.params().cq_poll_cpu, CpuUse::poll);
+  co_await cores().run(m.envelope.dst, nic_.params().cq_poll_cpu, CpuUse::poll);
   enqueue(m);
 }
 
@@ -182,15 +182,15 @@ Task<> CharmUgniLayer::large(Message m) {
   const Bytes bytes = e.size + charm_.envelope;
   co_await nic_.smsg(e.src, e.dst, p_.control_bytes);
   co_await notice(e.dst);
-  co_await on_cpu(e.dst, nic_.smsg_receive_cost().add(CpuUse::receive, p_.pool_alloc_cpu));
+  co_await cores().run(e.dst, nic_.smsg_receive_cost().add(CpuUse::receive, p_.pool_alloc_cpu));
   nic_.release(e.src, e.dst);
   if (bytes >= p_.big_message) co_await get_segments(e.dst, e.src, bytes);
   else co_await nic_.get(e.dst, e.src, bytes, engine_for(bytes, p_.fma_bte_threshold));
-  co_await on_cpu(e.dst, nic_.params().cq_poll_cpu, CpuUse::poll);
+  co_await cores().run(e.dst, nic_.params().cq_poll_cpu, CpuUse::poll);
   enqueue(m);
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await notice(e.src);
-  co_await on_cpu(e.src, nic_.smsg_receive_cost());
+  co_await cores().run(e.src, nic_.smsg_receive_cost());
   nic_.release(e.dst, e.src);
   complete_send(m);
 }
@@ -210,8 +210,8 @@ Task<> CharmUgniLayer::get_segments(Rank dst, Rank src, Bytes bytes) {
 
 Task<> CharmUgniLayer::segment(Rank dst, Rank src, Bytes bytes, std::int64_t& in_flight,
                                std::vector<std::coroutine_handle<>>& waiting) {
-  co_await on_cpu(src, nic_.registration_cost(bytes), CpuUse::registration);
-  co_await on_cpu(dst, nic_.registration_cost(bytes), CpuUse::registration);
+  co_await cores().run(src, nic_.registration_cost(bytes), CpuUse::registration);
+  co_await cores().run(dst, nic_.registration_cost(bytes), CpuUse::registration);
   co_await nic_.get(dst, src, bytes, nic::Engine::bte);
   --in_flight;
   if (waiting.empty()) co_return;

@@ -130,7 +130,7 @@ Callback DcmfLayer::local_completion(const Message& m) {
 }
 
 void DcmfLayer::complete_after_poll(std::uint64_t request_and_rank) {
-  const Time polled = occupy_cpu(static_cast<Rank>(request_and_rank >> 32), d_.poll_cpu, CpuUse::poll);
+  const Time polled = cores().occupy(static_cast<Rank>(request_and_rank >> 32), d_.poll_cpu, CpuUse::poll);
   kernel().at(polled, member_callback<DcmfLayer, &DcmfLayer::complete_request>(this, request_and_rank & 0xffffffffu));
 }
 
@@ -141,7 +141,7 @@ Task<> DcmfLayer::protocol(Message m) { return m.envelope.size <= eager_limit() 
 Task<> DcmfLayer::eager(Message m) {
   const Envelope& e = m.envelope;
   co_await dma_.transfer(e.src, e.dst, e.size + header_bytes(), local_completion(m));
-  co_await on_cpu(e.dst, fifo_receive_cost(e.size + header_bytes()) + arrival_cost(m));
+  co_await cores().run(e.dst, fifo_receive_cost(e.size + header_bytes()) + arrival_cost(m));
   arrive(m);
 }
 
@@ -151,34 +151,34 @@ Task<> DcmfLayer::eager(Message m) {
 Task<> DcmfLayer::rendezvous(Message m) {
   const Envelope& e = m.envelope;
   co_await dma_.transfer(e.src, e.dst, header_bytes() + dma_.params().descriptor_bytes);
-  co_await on_cpu(e.dst, fifo_receive_cost(header_bytes()).add(CpuUse::send, d_.get_cpu));
+  co_await cores().run(e.dst, fifo_receive_cost(header_bytes()).add(CpuUse::send, d_.get_cpu));
   co_await dma_.remote_get(e.dst, e.src, e.size, local_completion(m));
-  co_await on_cpu(e.dst, CpuCharge(CpuUse::poll, d_.poll_cpu) + arrival_cost(m));
+  co_await cores().run(e.dst, CpuCharge(CpuUse::poll, d_.poll_cpu) + arrival_cost(m));
   arrive(m);
 }
 
 Task<> DcmfLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, d_.put_cpu, CpuUse::send);
+  co_await cores().run(self, d_.put_cpu, CpuUse::send);
   co_await dma_.put_with_ack(self, target, size);
-  co_await on_cpu(self, fifo_receive_cost(0));
+  co_await cores().run(self, fifo_receive_cost(0));
 }
 
 Task<> DcmfLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, d_.get_cpu, CpuUse::send);
+  co_await cores().run(self, d_.get_cpu, CpuUse::send);
   co_await dma_.remote_get(self, target, size);
-  co_await on_cpu(self, d_.poll_cpu, CpuUse::poll);
+  co_await cores().run(self, d_.poll_cpu, CpuUse::poll);
 }
 
 // The global barrier network: released one latency after the last rank entered.
 Task<> DcmfLayer::hardware_barrier(Rank self) {
-  co_await on_cpu(self, d_.poll_cpu, CpuUse::poll);
+  co_await cores().run(self, d_.poll_cpu, CpuUse::poll);
   const Time latency = dma_.params().barrier_latency;
   co_await meeting_.enter(0, [latency](Time last) { return last + latency; });
 }
 
 Task<std::uint64_t> DcmfLayer::tree_collective(Rank self, std::uint64_t word, Bytes bytes, int passes, bool up,
                                                bool down) {
-  co_await on_cpu(self, d_.poll_cpu, CpuUse::poll);
+  co_await cores().run(self, d_.poll_cpu, CpuUse::poll);
   co_return co_await meeting_.enter(
       word, [this, bytes, passes, up, down](Time last) { return dma_.tree_operation(last, bytes, passes, up, down); });
 }
@@ -206,7 +206,7 @@ Callback MpiDcmfLayer::step(MpiDcmfLayer* layer, SlotPool<Rendezvous>::Index ind
 }
 
 void MpiDcmfLayer::after_cpu(Rank r, const CpuCharge& charge, SlotPool<Rendezvous>::Index index, Step next) {
-  kernel().at(occupy_cpu(r, charge), step(this, index, next));
+  kernel().at(cores().occupy(r, charge), step(this, index, next));
 }
 
 void MpiDcmfLayer::transfer_then(Rank from, Rank to, Bytes bytes, SlotPool<Rendezvous>::Index index, Step next) {
@@ -275,12 +275,12 @@ void MpiDcmfLayer::data_handled(SlotPool<Rendezvous>::Index index) {
 
 // MPI_Put / MPI_Get on a window: DCMF_Put / DCMF_Get with MPI's call path around them.
 Task<> MpiDcmfLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, m_.send_cpu, CpuUse::send);
+  co_await cores().run(self, m_.send_cpu, CpuUse::send);
   co_await DcmfLayer::put(self, target, size);
 }
 
 Task<> MpiDcmfLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, m_.send_cpu, CpuUse::send);
+  co_await cores().run(self, m_.send_cpu, CpuUse::send);
   co_await DcmfLayer::get(self, target, size);
 }
 

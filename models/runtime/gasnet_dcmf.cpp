@@ -32,22 +32,22 @@ GasnetDcmfLayer::GasnetDcmfLayer(Job& job, const nic::BgpParams& nic, const Dcmf
 }
 
 Task<> GasnetDcmfLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, g_.put_cpu + d_.put_cpu, CpuUse::send);
+  co_await cores().run(self, g_.put_cpu + d_.put_cpu, CpuUse::send);
   co_await dma_.put_with_ack(self, target, size);
-  co_await on_cpu(self, sync_cost());
+  co_await cores().run(self, sync_cost());
 }
 
 Task<> GasnetDcmfLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, g_.get_cpu + d_.get_cpu, CpuUse::send);
+  co_await cores().run(self, g_.get_cpu + d_.get_cpu, CpuUse::send);
   co_await dma_.remote_get(self, target, size);
-  co_await on_cpu(self, CpuCharge(CpuUse::poll, d_.poll_cpu + g_.sync_cpu));
+  co_await cores().run(self, CpuCharge(CpuUse::poll, d_.poll_cpu + g_.sync_cpu));
 }
 
 // Issued on the caller's core (which the caller's next action queues behind); the data, the
 // ack and the poll that finds it happen while the caller goes on. Events only, no process.
 Task<Request> GasnetDcmfLayer::iput(Rank self, Rank target, Bytes size) {
   const auto request = requests_.allocate();
-  const Time issued = occupy_cpu(self, g_.put_cpu + d_.put_cpu, CpuUse::send);
+  const Time issued = cores().occupy(self, g_.put_cpu + d_.put_cpu, CpuUse::send);
   const auto index = issued_.add({self, target, size, request});
   kernel().at(issued, member_callback<GasnetDcmfLayer, &GasnetDcmfLayer::start_put>(this, index));
   return Task<Request>::ready(Request(&requests_, request));
@@ -62,7 +62,7 @@ void GasnetDcmfLayer::start_put(std::uint64_t put_index) {
 }
 
 void GasnetDcmfLayer::put_acked(std::uint64_t request_and_rank) {
-  const Time found = occupy_cpu(static_cast<Rank>(request_and_rank >> 32), sync_cost());
+  const Time found = cores().occupy(static_cast<Rank>(request_and_rank >> 32), sync_cost());
   kernel().at(found, member_callback<GasnetDcmfLayer, &GasnetDcmfLayer::complete>(this, request_and_rank & 0xffffffffu));
 }
 

@@ -84,18 +84,18 @@ MpiParams parse_mpi(const ParamReader& r) {
 
 // ---- Shared
 
-GeminiLayer::GeminiLayer(Job& job, const nic::GeminiParams& nic) : ProtocolLayer(job), nic_(*this, nic) {}
+GeminiLayer::GeminiLayer(Job& job, const nic::GeminiParams& nic) : ProtocolLayer(job), nic_(job, nic) {}
 
 // The polling loop runs back-to-back passes from the moment the core went idle; an arrival is
 // seen at the end of the pass it lands in.
 Time GeminiLayer::notice_delay(Rank r) const {
-  const Time now = kernel().now(), idle_since = cpu_free_at(r), period = poll_period(r);
+  const Time now = kernel().now(), idle_since = cores().free_at(r), period = poll_period(r);
   if (idle_since >= now || period <= 0) return 0;
   return (period - (now - idle_since) % period) % period;
 }
 
 Task<> GeminiLayer::notice(Rank r) {
-  if (cpu_free_at(r) < kernel().now()) idle_passes(r);
+  if (cores().free_at(r) < kernel().now()) idle_passes(r);
   if (const Time delay = notice_delay(r); delay > 0) co_await kernel().sleep(delay);
 }
 
@@ -112,34 +112,34 @@ Task<> UgniLayer::protocol(Message m) {
     co_await nic_.smsg(e.src, e.dst, e.size);
     complete_send(m);
     co_await notice(e.dst);
-    co_await on_cpu(e.dst, nic_.smsg_receive_cost().add(CpuUse::copy, copy_time(e.size)));
+    co_await cores().run(e.dst, nic_.smsg_receive_cost().add(CpuUse::copy, copy_time(e.size)));
     nic_.release(e.src, e.dst);
     co_return arrive(m);
   }
   // Control message with the memory handle; the receiver GETs the data, then acknowledges.
   co_await nic_.smsg(e.src, e.dst, p_.control_bytes);
   co_await notice(e.dst);
-  co_await on_cpu(e.dst, nic_.smsg_receive_cost());
+  co_await cores().run(e.dst, nic_.smsg_receive_cost());
   nic_.release(e.src, e.dst);
   const std::uint32_t receive = m.active_message ? co_await no_match() : co_await match_receive(e);
-  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(e.size), e.size), CpuUse::registration);
+  co_await cores().run(e.dst, nic_.register_memory(e.dst, user_buffer(e.size), e.size), CpuUse::registration);
   co_await nic_.get(e.dst, e.src, e.size, engine_for(e.size, p_.fma_bte_threshold));
   complete_receive(m, receive);
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await notice(e.src);
-  co_await on_cpu(e.src, nic_.smsg_receive_cost());
+  co_await cores().run(e.src, nic_.smsg_receive_cost());
   nic_.release(e.dst, e.src);
   complete_send(m);
 }
 
 Task<> UgniLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
+  co_await cores().run(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
   co_await nic_.put(self, target, size, engine_for(size, p_.fma_bte_threshold));
 }
 
 // A put with a remote event: the target finds it on its completion queue.
 Task<> UgniLayer::put_notify(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
+  co_await cores().run(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
   auto arrived = std::make_shared<Trigger>(kernel());
   kernel().spawn(remote_event(self, target, arrived));
   co_await nic_.put(self, target, size, engine_for(size, p_.fma_bte_threshold), arrived.get());
@@ -149,12 +149,12 @@ Task<> UgniLayer::remote_event(Rank from, Rank target, std::shared_ptr<Trigger> 
   Trigger& landed = *arrived;  // a named reference: `co_await *arrived` would await a copy
   co_await landed;
   co_await notice(target);
-  co_await on_cpu(target, nic_.params().cq_poll_cpu, CpuUse::poll);
+  co_await cores().run(target, nic_.params().cq_poll_cpu, CpuUse::poll);
   notify(target, from);
 }
 
 Task<> UgniLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
+  co_await cores().run(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
   co_await nic_.get(self, target, size, engine_for(size, p_.fma_bte_threshold));
 }
 
@@ -208,7 +208,7 @@ CpuCharge MpiLayer::arrival_cost(Rank dst) const {
 // A receive posted while messages wait unmatched searches them.
 Request MpiLayer::irecv(Rank self, Rank src, Tag tag) {
   if (const auto waiting = static_cast<Time>(unexpected_messages(self)); waiting > 0)
-    occupy_cpu(self, waiting * p_.match_entry_cpu, CpuUse::match);
+    cores().occupy(self, waiting * p_.match_entry_cpu, CpuUse::match);
   return MessagingLayer::irecv(self, src, tag);
 }
 
@@ -231,10 +231,10 @@ Task<> MpiLayer::connect(Rank a, Rank b) {
   const auto key = connection_key(a, b);
   if (const auto it = connecting_.find(key); it != connecting_.end()) co_return co_await Park{it->second};
   connecting_[key];
-  co_await on_cpu(a, p_.connect_cpu, CpuUse::connection);
+  co_await cores().run(a, p_.connect_cpu, CpuUse::connection);
   co_await kernel().sleep(nic_.small_latency(a, b));
   co_await notice(b);
-  co_await on_cpu(b, p_.connect_cpu, CpuUse::connection);
+  co_await cores().run(b, p_.connect_cpu, CpuUse::connection);
   co_await kernel().sleep(nic_.small_latency(b, a));
   connected_.insert(key);
   const auto node = connecting_.extract(key);
@@ -246,12 +246,12 @@ Task<> MpiLayer::connect(Rank a, Rank b) {
 Task<> MpiLayer::shared_memory(Message m) {
   const Envelope& e = m.envelope;
   const Bytes size = wire_size(m);
-  co_await on_cpu(e.src, copy_time(size), CpuUse::copy);
+  co_await cores().run(e.src, copy_time(size), CpuUse::copy);
   send_done(m);
   co_await kernel().sleep(job_.machine.node.memcpy_latency);
   const std::uint32_t receive = receives_immediately(m) || size <= p_.eager_limit ? 0 : co_await match_receive(e);
   co_await notice(e.dst);
-  co_await on_cpu(e.dst, CpuCharge(CpuUse::receive, p_.recv_cpu)
+  co_await cores().run(e.dst, CpuCharge(CpuUse::receive, p_.recv_cpu)
                              .add(CpuUse::match, p_.match_cpu)
                              .add(CpuUse::copy, copy_time(size)));
   if (receives_immediately(m) || size <= p_.eager_limit) co_await received(m);
@@ -266,7 +266,7 @@ Task<> MpiLayer::eager_smsg(Message m) {
   send_done(m);  // the data went into the mailbox write
   co_await nic_.smsg(e.src, e.dst, size + p_.header);
   co_await notice(e.dst);
-  co_await on_cpu(e.dst, arrival_cost(e.dst).add(CpuUse::copy, copy_time(size) * (unexpected(m) ? 2 : 1)));
+  co_await cores().run(e.dst, arrival_cost(e.dst).add(CpuUse::copy, copy_time(size) * (unexpected(m) ? 2 : 1)));
   nic_.release(e.src, e.dst);
   co_await received(m);
 }
@@ -278,18 +278,18 @@ Task<> MpiLayer::eager_buffered(Message m) {
   const Envelope& e = m.envelope;
   const Bytes size = wire_size(m);
   co_await take_eager_buffer(e.src);
-  co_await on_cpu(e.src, copy_time(size), CpuUse::copy);
+  co_await cores().run(e.src, copy_time(size), CpuUse::copy);
   send_done(m);
   co_await nic_.smsg(e.src, e.dst, p_.header + p_.control_bytes);
   co_await notice(e.dst);
-  co_await on_cpu(e.dst, arrival_cost(e.dst));
+  co_await cores().run(e.dst, arrival_cost(e.dst));
   nic_.release(e.src, e.dst);
   co_await nic_.get(e.dst, e.src, size, engine_for(size, p_.rdma_threshold));
-  co_await on_cpu(e.dst, copy_time(size) * (unexpected(m) ? 2 : 1), CpuUse::copy);
+  co_await cores().run(e.dst, copy_time(size) * (unexpected(m) ? 2 : 1), CpuUse::copy);
   kernel().spawn(received(m));
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await notice(e.src);
-  co_await on_cpu(e.src, nic_.smsg_receive_cost());
+  co_await cores().run(e.src, nic_.smsg_receive_cost());
   nic_.release(e.dst, e.src);
   return_eager_buffer(e.src);
 }
@@ -316,16 +316,16 @@ Task<> MpiLayer::rendezvous(Message m) {
   const Bytes size = wire_size(m);
   co_await nic_.smsg(e.src, e.dst, p_.header + p_.control_bytes);
   co_await notice(e.dst);
-  co_await on_cpu(e.dst, arrival_cost(e.dst));
+  co_await cores().run(e.dst, arrival_cost(e.dst));
   nic_.release(e.src, e.dst);
   const std::uint32_t receive = receives_immediately(m) ? co_await no_match() : co_await match_receive(e);
-  co_await on_cpu(e.dst, nic_.register_memory(e.dst, receive_buffer(m), size), CpuUse::registration);
+  co_await cores().run(e.dst, nic_.register_memory(e.dst, receive_buffer(m), size), CpuUse::registration);
   co_await rendezvous_get(m, size);
   if (receives_immediately(m)) kernel().spawn(received(m));
   else complete_receive(m, receive);
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await notice(e.src);
-  co_await on_cpu(e.src, nic_.smsg_receive_cost().add(CpuUse::receive, p_.recv_cpu));
+  co_await cores().run(e.src, nic_.smsg_receive_cost().add(CpuUse::receive, p_.recv_cpu));
   nic_.release(e.dst, e.src);
   send_done(m);
 }
@@ -339,7 +339,7 @@ Task<> MpiLayer::rendezvous_get(const Message& m, Bytes size) {
     Time blocked = 0;
     for (Bytes at = 0; at < size; at += piece)
       blocked += nic_.get_zero_load(e.dst, e.src, std::min(piece, size - at), engine_for(piece, p_.rdma_threshold));
-    occupy_cpu(e.dst, blocked, CpuUse::poll);
+    cores().occupy(e.dst, blocked, CpuUse::poll);
   }
   for (Bytes at = 0; at < size; at += piece)
     co_await nic_.get(e.dst, e.src, std::min(piece, size - at), engine_for(piece, p_.rdma_threshold),
@@ -347,13 +347,13 @@ Task<> MpiLayer::rendezvous_get(const Message& m, Bytes size) {
 }
 
 Task<> MpiLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
+  co_await cores().run(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
                             .add(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size)));
   co_await nic_.put(self, target, size, engine_for(size, p_.rdma_threshold));
 }
 
 Task<> MpiLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
+  co_await cores().run(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
                             .add(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size)));
   co_await nic_.get(self, target, size, engine_for(size, p_.rdma_threshold));
 }

@@ -70,7 +70,7 @@ const ParamTable kIbMpiLayerParams{"runtime (layer: mpi, nic: infiniband)", "MVA
 
 // ---- Shared
 
-IbLayer::IbLayer(Job& job, const nic::InfinibandParams& hca) : ProtocolLayer(job), hca_(*this, hca) {}
+IbLayer::IbLayer(Job& job, const nic::InfinibandParams& hca) : ProtocolLayer(job), hca_(job, hca) {}
 
 Task<std::uint32_t> IbLayer::matching_receive(const Message& m) {
   if (m.active_message) co_return 0;  // a handler takes it: nothing to match
@@ -83,7 +83,7 @@ void IbLayer::connect(Rank receiver, Rank sender, int depth) {
 
 Task<> IbLayer::take_receive(Rank receiver, Rank sender) {
   const auto& hca = hca_.params();
-  co_await on_cpu(receiver, CpuCharge(CpuUse::poll, hca.poll_cpu).add(CpuUse::receive, hca.post_receive_cpu));
+  co_await cores().run(receiver, CpuCharge(CpuUse::poll, hca.poll_cpu).add(CpuUse::receive, hca.post_receive_cpu));
   hca_.post_receives(receiver, sender, 1);
 }
 
@@ -104,7 +104,7 @@ Task<> VerbsLayer::protocol(Message m) {
   connect(e.dst, e.src, receive_depth_);
   const auto index = landing_.add(m);
   co_await hca_.send(e.src, e.dst, e.size, hca_.rail_of(e.src), member_callback<VerbsLayer, &VerbsLayer::landed>(this, index));
-  co_await on_cpu(e.src, hca_.params().poll_cpu, CpuUse::poll);
+  co_await cores().run(e.src, hca_.params().poll_cpu, CpuUse::poll);
   complete_send(m);
 }
 
@@ -120,15 +120,15 @@ Task<> VerbsLayer::take_in(Message m) {
 }
 
 Task<> VerbsLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, hca_.register_memory(self, user_buffer(size), size), CpuUse::registration);
+  co_await cores().run(self, hca_.register_memory(self, user_buffer(size), size), CpuUse::registration);
   co_await hca_.rdma_write(self, target, size, hca_.rail_of(self));
-  co_await on_cpu(self, hca_.params().poll_cpu, CpuUse::poll);
+  co_await cores().run(self, hca_.params().poll_cpu, CpuUse::poll);
 }
 
 Task<> VerbsLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, hca_.register_memory(self, user_buffer(size), size), CpuUse::registration);
+  co_await cores().run(self, hca_.register_memory(self, user_buffer(size), size), CpuUse::registration);
   co_await hca_.rdma_read(self, target, size, hca_.rail_of(self));
-  co_await on_cpu(self, hca_.params().poll_cpu, CpuUse::poll);
+  co_await cores().run(self, hca_.params().poll_cpu, CpuUse::poll);
 }
 
 // ---- MPI (MVAPICH2)
@@ -174,7 +174,7 @@ Task<> IbMpiLayer::small(Rank src, Rank dst, Bytes bytes, int rail) {
   Trigger landed(kernel());
   kernel().spawn(hca_.rdma_write(src, dst, bytes, rail, firing(landed)));
   co_await landed;
-  co_await on_cpu(dst, hca_.params().poll_cpu, CpuUse::poll);
+  co_await cores().run(dst, hca_.params().poll_cpu, CpuUse::poll);
   kernel().after(hca_.small_latency(dst, src),
                  member_callback<IbMpiLayer, &IbMpiLayer::return_slot>(this, pair_key(src, dst)));
 }
@@ -185,16 +185,16 @@ Task<> IbMpiLayer::eager(Message m) {
   const Envelope& e = m.envelope;
   complete_send(m);
   co_await small(e.src, e.dst, e.size + p_.header, hca_.rail_of(e.src));
-  co_await on_cpu(e.dst, receive_cost().add(CpuUse::copy, copy_time(e.size)));
+  co_await cores().run(e.dst, receive_cost().add(CpuUse::copy, copy_time(e.size)));
   arrive(m);
 }
 
 Task<> IbMpiLayer::rendezvous(Message m) {
   const Envelope& e = m.envelope;
   co_await small(e.src, e.dst, p_.header + p_.control_bytes, hca_.rail_of(e.src));  // RTS
-  co_await on_cpu(e.dst, receive_cost());
+  co_await cores().run(e.dst, receive_cost());
   const std::uint32_t receive = co_await matching_receive(m);
-  co_await on_cpu(e.dst, hca_.register_memory(e.dst, user_buffer(e.size), e.size), CpuUse::registration);
+  co_await cores().run(e.dst, hca_.register_memory(e.dst, user_buffer(e.size), e.size), CpuUse::registration);
   if (p_.rget) co_await get_data(m, receive);
   else co_await put_data(m, receive);
 }
@@ -206,7 +206,7 @@ Task<> IbMpiLayer::put_data(Message& m, std::uint32_t receive) {
   const int n = stripes(e.size);
   const int first_rail = hca_.rail_of(e.src);
   co_await small(e.dst, e.src, p_.control_bytes, first_rail);  // CTS
-  co_await on_cpu(e.src, p_.recv_cpu, CpuUse::receive);
+  co_await cores().run(e.src, p_.recv_cpu, CpuUse::receive);
   Countdown written{n, Trigger(kernel())};
   std::deque<Trigger> landed;
   for (int k = 0; k < n; ++k) {
@@ -217,10 +217,10 @@ Task<> IbMpiLayer::put_data(Message& m, std::uint32_t receive) {
   }
   co_await small(e.src, e.dst, p_.control_bytes, (first_rail + n - 1) % hca_.rails());  // FIN
   for (Trigger& stripe : landed) co_await stripe;
-  co_await on_cpu(e.dst, p_.recv_cpu, CpuUse::receive);
+  co_await cores().run(e.dst, p_.recv_cpu, CpuUse::receive);
   complete_receive(m, receive);
   co_await written.done;
-  co_await on_cpu(e.src, n * hca_.params().poll_cpu, CpuUse::poll);
+  co_await cores().run(e.src, n * hca_.params().poll_cpu, CpuUse::poll);
   complete_send(m);
 }
 
@@ -234,10 +234,10 @@ Task<> IbMpiLayer::get_data(Message& m, std::uint32_t receive) {
   for (int k = 0; k < n; ++k)
     kernel().spawn(count_down(hca_.rdma_read(e.dst, e.src, stripe_bytes(e.size, n, k), (first_rail + k) % hca_.rails()), read));
   co_await read.done;
-  co_await on_cpu(e.dst, CpuCharge(CpuUse::poll, n * hca_.params().poll_cpu).add(CpuUse::receive, p_.recv_cpu));
+  co_await cores().run(e.dst, CpuCharge(CpuUse::poll, n * hca_.params().poll_cpu).add(CpuUse::receive, p_.recv_cpu));
   complete_receive(m, receive);
   co_await small(e.dst, e.src, p_.control_bytes, first_rail);  // FIN
-  co_await on_cpu(e.src, p_.recv_cpu, CpuUse::receive);
+  co_await cores().run(e.src, p_.recv_cpu, CpuUse::receive);
   complete_send(m);
 }
 
@@ -248,35 +248,35 @@ Task<> IbMpiLayer::shared_memory(Message m) {
   const Envelope& e = m.envelope;
   const Time hop = job_.machine.node.memcpy_latency;
   if (e.size <= p_.smp_eager_limit) {
-    co_await on_cpu(e.src, copy_time(e.size), CpuUse::copy);
+    co_await cores().run(e.src, copy_time(e.size), CpuUse::copy);
     complete_send(m);
     co_await kernel().sleep(hop);
-    co_await on_cpu(e.dst, receive_cost().add(CpuUse::copy, copy_time(e.size)));
+    co_await cores().run(e.dst, receive_cost().add(CpuUse::copy, copy_time(e.size)));
     co_return arrive(m);
   }
   co_await kernel().sleep(hop);
-  co_await on_cpu(e.dst, receive_cost());
+  co_await cores().run(e.dst, receive_cost());
   const std::uint32_t receive = co_await matching_receive(m);
-  const Time sender_done = occupy_cpu(e.src, copy_time(e.size), CpuUse::copy);
+  const Time sender_done = cores().occupy(e.src, copy_time(e.size), CpuUse::copy);
   co_await kernel().sleep(copy_time(std::min(e.size, p_.smp_block)) + hop);
-  co_await on_cpu(e.dst, copy_time(e.size), CpuUse::copy);
+  co_await cores().run(e.dst, copy_time(e.size), CpuUse::copy);
   complete_receive(m, receive);
   if (sender_done > kernel().now()) co_await kernel().sleep(sender_done - kernel().now());
   complete_send(m);
 }
 
 Task<> IbMpiLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
+  co_await cores().run(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
                             .add(CpuUse::registration, hca_.register_memory(self, user_buffer(size), size)));
   co_await hca_.rdma_write(self, target, size, hca_.rail_of(self));
-  co_await on_cpu(self, hca_.params().poll_cpu, CpuUse::poll);
+  co_await cores().run(self, hca_.params().poll_cpu, CpuUse::poll);
 }
 
 Task<> IbMpiLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
+  co_await cores().run(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
                             .add(CpuUse::registration, hca_.register_memory(self, user_buffer(size), size)));
   co_await hca_.rdma_read(self, target, size, hca_.rail_of(self));
-  co_await on_cpu(self, hca_.params().poll_cpu, CpuUse::poll);
+  co_await cores().run(self, hca_.params().poll_cpu, CpuUse::poll);
 }
 
 // ---- Factories

@@ -137,7 +137,7 @@ Task<> CudaMpi::note(Rank self, Rank to, Tag tag) const { co_await Comm(layer_, 
 
 Task<> CudaMpi::wait_note(Rank self, Rank from, Tag tag) const { (void)co_await Comm(layer_, self).recv(from, tag); }
 
-Task<> CudaMpi::cpu(Rank self, Time duration, CpuUse use) const { co_await layer_.on_cpu(self, duration, use); }
+Task<> CudaMpi::cpu(Rank self, Time duration, CpuUse use) const { co_await layer_.cores().run(self, duration, use); }
 
 gpu::KernelWork CudaMpi::pack(const gpu::Layout& layout, Bytes from, Bytes to) const {
   return gpu::pack_work(layout, from, to, {gpu_.sector, 8});

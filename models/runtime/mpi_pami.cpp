@@ -111,31 +111,31 @@ Task<> MpiPamiLayer::rendezvous(Message m) {
   const Envelope& e = m.envelope;
   co_await transfer(e.src, e.dst, p_.envelope, nullptr, receive_handler(e.size, p_.envelope));
   const std::uint32_t receive = m.active_message ? 0 : co_await match_receive(e);
-  co_await on_cpu(e.dst, CpuCharge(CpuUse::registration, pami_.memregion_cpu).add(CpuUse::send, pami_.rget_cpu));
+  co_await cores().run(e.dst, CpuCharge(CpuUse::registration, pami_.memregion_cpu).add(CpuUse::send, pami_.rget_cpu));
   co_await mu_.remote_get(e.dst, e.src, e.size);
-  co_await on_cpu(e.dst, pami_.completion_cpu, CpuUse::poll);
+  co_await cores().run(e.dst, pami_.completion_cpu, CpuUse::poll);
   complete_receive(m, receive);
-  co_await on_cpu(e.dst, call_cost(p_.header));
+  co_await cores().run(e.dst, call_cost(p_.header));
   co_await transfer(e.dst, e.src, p_.header, nullptr, {});
   complete_send(m);
 }
 
 Task<> MpiPamiLayer::control_round_trip(Rank self, Rank target) {
   const CpuCharge request = call_cost(p_.header).add(CpuUse::send, p_.rma_sync_cpu);
-  co_await on_cpu(self, request);
+  co_await cores().run(self, request);
   co_await transfer(self, target, p_.header, nullptr, CpuCharge(CpuUse::receive, p_.rma_sync_cpu));
-  co_await on_cpu(target, call_cost(p_.header));
+  co_await cores().run(target, call_cost(p_.header));
   co_await transfer(target, self, p_.header, nullptr, {});
 }
 
 // One MPI_Put or MPI_Get: the epoch around it, the origin's memory region, the PAMI call.
 Task<> MpiPamiLayer::one_sided(Rank self, Rank target, Bytes size, bool is_put) {
   if (p_.rma_lock) co_await control_round_trip(self, target);
-  co_await on_cpu(self, CpuCharge(CpuUse::send, p_.rma_cpu + (is_put ? pami_.rput_cpu : pami_.rget_cpu))
+  co_await cores().run(self, CpuCharge(CpuUse::send, p_.rma_cpu + (is_put ? pami_.rput_cpu : pami_.rget_cpu))
                             .add(CpuUse::registration, pami_.memregion_cpu));
   if (is_put) co_await mu_.put_acknowledged(self, target, size);
   else co_await mu_.remote_get(self, target, size);
-  co_await on_cpu(self, pami_.completion_cpu, CpuUse::poll);
+  co_await cores().run(self, pami_.completion_cpu, CpuUse::poll);
   if (p_.rma_lock) co_await control_round_trip(self, target);
 }
 

@@ -51,7 +51,7 @@ PamiParams parse_pami(const ParamReader& r) {
 }
 
 PamiLayer::PamiLayer(Job& job, const nic::MuParams& mu, const PamiParams& params)
-    : ProtocolLayer(job), mu_(*this, mu), class_route_(*this), pami_(params) {}
+    : ProtocolLayer(job), mu_(job, mu), class_route_(job), pami_(params) {}
 
 // ---- Sends
 
@@ -83,7 +83,7 @@ Task<> PamiLayer::eager(Message m, bool is_immediate, CpuCharge handler) {
 
 Task<> PamiLayer::complete_locally(Message m, Trigger& injected) {
   co_await injected;
-  co_await on_cpu(m.envelope.src, pami_.completion_cpu, CpuUse::poll);
+  co_await cores().run(m.envelope.src, pami_.completion_cpu, CpuUse::poll);
   complete_send(m);
 }
 
@@ -103,7 +103,7 @@ Task<> PamiLayer::transfer(Rank src, Rank dst, Bytes wire, Trigger* injected, Cp
   if (node == job_.node_of(dst)) {  // shared memory: one copy by the receiver
     co_await net::Delivery(job_.network, node, node, wire);
     if (injected) injected->fire();
-    co_await on_cpu(dst, handler.add(CpuUse::receive, pami_.dispatch_cpu).add(CpuUse::copy, copy_time(wire)));
+    co_await cores().run(dst, handler.add(CpuUse::receive, pami_.dispatch_cpu).add(CpuUse::copy, copy_time(wire)));
     co_return;
   }
   Trigger started(kernel()), arrived(kernel());
@@ -115,9 +115,9 @@ Task<> PamiLayer::transfer(Rank src, Rank dst, Bytes wire, Trigger* injected, Cp
   CpuCharge streamed = whole;
   streamed.parts[static_cast<std::size_t>(CpuUse::receive)] -= pami_.dispatch_cpu;
   streamed.parts[static_cast<std::size_t>(CpuUse::copy)] -= copy_time(last);
-  if (streamed.total() > 0) occupy_cpu(dst, streamed);
+  if (streamed.total() > 0) cores().occupy(dst, streamed);
   co_await arrived;
-  co_await on_cpu(dst, handler.add(CpuUse::receive, pami_.dispatch_cpu).add(CpuUse::copy, copy_time(last)));
+  co_await cores().run(dst, handler.add(CpuUse::receive, pami_.dispatch_cpu).add(CpuUse::copy, copy_time(last)));
 }
 
 Task<> PamiLayer::inject(Rank src, Rank dst, Bytes wire, Trigger* started, Trigger* arrived, Trigger* injected) {
@@ -128,15 +128,15 @@ Task<> PamiLayer::inject(Rank src, Rank dst, Bytes wire, Trigger* started, Trigg
 // ---- One-sided
 
 Task<> PamiLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, pami_.rput_cpu, CpuUse::send);
+  co_await cores().run(self, pami_.rput_cpu, CpuUse::send);
   co_await mu_.put_acknowledged(self, target, size);
-  co_await on_cpu(self, pami_.completion_cpu, CpuUse::poll);
+  co_await cores().run(self, pami_.completion_cpu, CpuUse::poll);
 }
 
 Task<> PamiLayer::get(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, pami_.rget_cpu, CpuUse::send);
+  co_await cores().run(self, pami_.rget_cpu, CpuUse::send);
   co_await mu_.remote_get(self, target, size);
-  co_await on_cpu(self, pami_.completion_cpu, CpuUse::poll);
+  co_await cores().run(self, pami_.completion_cpu, CpuUse::poll);
 }
 
 // ---- Collectives
@@ -155,7 +155,7 @@ class ClassRouteCollectives final : public coll::Algorithms {
     if (!layer_.class_route().available()) co_return co_await Algorithms::allreduce(c, bytes, word);
     const Time local = (layer_.job().placement.ranks_per_node - 1) * layer_.reduce_time(bytes);
     const std::uint64_t sum = co_await layer_.class_route().allreduce(c.rank(), bytes, word, local);
-    co_await layer_.on_cpu(c.rank(), transfer_time(bytes, layer_.job().machine.node.memcpy_bandwidth), CpuUse::copy);
+    co_await layer_.cores().run(c.rank(), transfer_time(bytes, layer_.job().machine.node.memcpy_bandwidth), CpuUse::copy);
     co_return sum;
   }
 

@@ -9,7 +9,7 @@ constexpr std::uint32_t kCompleted = UINT32_MAX;
 Task<Request> ProtocolLayer::start(Message m) {
   m.send_request = requests_.allocate();
   Request request(&requests_, m.send_request);
-  if (const CpuCharge overhead = send_overhead(m); overhead.total() > 0) co_await on_cpu(m.envelope.src, overhead);
+  if (const CpuCharge overhead = send_overhead(m); overhead.total() > 0) co_await cores().run(m.envelope.src, overhead);
   if (sends_complete_at_post()) complete_send(m);
   launch(m);
   co_return request;

@@ -79,13 +79,13 @@ Task<Request> ViaLayer::start(Message m) {
 
 Task<> ViaLayer::post_send(Rank src, Rank dst, CpuCharge path) {
   co_await nic_.take_receive_credit(src, dst);
-  co_await on_cpu(src, path.add(CpuUse::send, nic_.params().post_cpu));
+  co_await cores().run(src, path.add(CpuUse::send, nic_.params().post_cpu));
 }
 
 Task<> ViaLayer::land(Rank src, Rank dst, Bytes bytes, CpuCharge receive_cost, Callback left) {
   co_await nic_.send(src, dst, bytes, left);
   const auto& via = nic_.params();
-  co_await on_cpu(dst, receive_cost.add(CpuUse::poll, via.completion_poll_cpu).add(CpuUse::receive, via.post_cpu));
+  co_await cores().run(dst, receive_cost.add(CpuUse::poll, via.completion_poll_cpu).add(CpuUse::receive, via.post_cpu));
   nic_.repost(src, dst);
 }
 
@@ -108,23 +108,23 @@ Task<> ViaLayer::control(Rank from, Rank to, Bytes bytes, CpuCharge send_cost, C
 // Put: the initiator registers its buffer (cache) and posts the write; it learns of the
 // remote completion from the reliable-delivery acknowledgement, a header-only packet back.
 Task<> ViaLayer::put(Rank self, Rank target, Bytes size) {
-  co_await on_cpu(self, CpuCharge(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size))
+  co_await cores().run(self, CpuCharge(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size))
                             .add(CpuUse::send, nic_.params().post_cpu));
   co_await nic_.rdma_write(self, target, size);
   co_await nic_.header(target, self);
-  co_await on_cpu(self, nic_.params().completion_poll_cpu, CpuUse::poll);
+  co_await cores().run(self, nic_.params().completion_poll_cpu, CpuUse::poll);
 }
 
 // Get without RDMA read: a request through send/receive, and the target's RDMA write back,
 // which the initiator finds by polling a flag.
 Task<> ViaLayer::get(Rank self, Rank target, Bytes size) {
   const auto& via = nic_.params();
-  co_await on_cpu(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
+  co_await cores().run(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
   co_await control(self, target, 0, {}, {});
-  co_await on_cpu(target, CpuCharge(CpuUse::registration, nic_.register_memory(target, user_buffer(size), size))
+  co_await cores().run(target, CpuCharge(CpuUse::registration, nic_.register_memory(target, user_buffer(size), size))
                               .add(CpuUse::send, via.post_cpu));
   co_await nic_.rdma_write(target, self, size);
-  co_await on_cpu(self, via.flag_poll_cpu, CpuUse::poll);
+  co_await cores().run(self, via.flag_poll_cpu, CpuUse::poll);
 }
 
 ViaCosts ViaLayer::model_costs() const {
@@ -193,9 +193,9 @@ Task<> ViaMpiLayer::rendezvous(Message m) {
   const Envelope& e = m.envelope;
   co_await land(e.src, e.dst, p_.header + p_.control_bytes, control_receive(), {});
   const std::uint32_t receive = m.active_message ? 0 : co_await match_receive(e);
-  co_await on_cpu(e.dst, nic_.register_memory(e.dst, user_buffer(e.size), e.size), CpuUse::registration);
+  co_await cores().run(e.dst, nic_.register_memory(e.dst, user_buffer(e.size), e.size), CpuUse::registration);
   co_await control(e.dst, e.src, p_.header + p_.control_bytes, control_send(), control_receive());
-  co_await on_cpu(e.src, CpuCharge(CpuUse::registration, nic_.register_memory(e.src, user_buffer(e.size), e.size))
+  co_await cores().run(e.src, CpuCharge(CpuUse::registration, nic_.register_memory(e.src, user_buffer(e.size), e.size))
                              .add(CpuUse::send, nic_.params().post_cpu));
   co_await nic_.rdma_write(e.src, e.dst, e.size);
   requests_.complete(m.send_request);
@@ -210,7 +210,7 @@ void ViaMpiLayer::write_slot(Rank src, Rank dst, Bytes bytes, Tag tag, std::uint
 
 Task<> ViaMpiLayer::slot_write(Rank src, Rank dst, Bytes bytes, Tag tag, std::uint64_t word) {
   co_await nic_.rdma_write(src, dst, bytes);
-  co_await on_cpu(dst, nic_.params().flag_poll_cpu, CpuUse::poll);
+  co_await cores().run(dst, nic_.params().flag_poll_cpu, CpuUse::poll);
   ++slot_arrivals_[static_cast<std::size_t>(dst)];
   deliver({src, dst, tag, bytes, word});
 }

@@ -13,6 +13,7 @@
 //    over RDMA writes into pre-registered slots with flag polling (via_collectives.hpp).
 #pragma once
 
+#include "models/messaging/messaging.hpp"
 #include "models/nic/via.hpp"
 #include "models/runtime/via_model.hpp"
 

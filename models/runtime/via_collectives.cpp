@@ -27,7 +27,7 @@ class RdmaChannel final : public coll::PointToPoint {
     CpuCharge cost(CpuUse::send, layer_.nic().params().post_cpu);
     if (copies_in()) cost.add(CpuUse::copy, layer_.copy_time(bytes));
     in_registered_memory_ = true;
-    co_await layer_.on_cpu(c_.rank(), cost);
+    co_await layer_.cores().run(c_.rank(), cost);
     layer_.write_slot(c_.rank(), dst, bytes, tag_, word);
     co_return layer_.completed_request();
   }
@@ -42,7 +42,7 @@ class RdmaChannel final : public coll::PointToPoint {
   // given back to their writers, after the call.
   Task<> finish(Bytes result_bytes) override {
     if (!writers_.empty() && result_bytes > 0)
-      co_await layer_.on_cpu(c_.rank(), layer_.copy_time(result_bytes), CpuUse::copy);
+      co_await layer_.cores().run(c_.rank(), layer_.copy_time(result_bytes), CpuUse::copy);
     if (!writers_.empty()) layer_.kernel().spawn(free_slots(layer_, c_.rank(), std::move(writers_)));
   }
 
@@ -60,7 +60,7 @@ class RdmaChannel final : public coll::PointToPoint {
 
   static Task<> free_slots(ViaMpiLayer& layer, Rank self, std::vector<Rank> writers) {
     for (const Rank writer : writers) {
-      co_await layer.on_cpu(self, layer.nic().params().post_cpu, CpuUse::send);
+      co_await layer.cores().run(self, layer.nic().params().post_cpu, CpuUse::send);
       layer.slots().give_back(writer, self);
     }
   }

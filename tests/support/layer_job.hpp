@@ -12,7 +12,7 @@ struct LayerJob {
   Kernel kernel;
   Machine machine;
   std::unique_ptr<net::NetworkModel> network;
-  std::unique_ptr<rt::Job> job;
+  std::unique_ptr<node::Job> job;
   std::unique_ptr<rt::MessagingLayer> layer;
 
   /// `runtime` as a scenario's "runtime" object; `placement` as its "placement" object.
@@ -20,7 +20,7 @@ struct LayerJob {
            const char* model = "packet")
       : machine(make_machine(machine_spec)) {
     network = net::make_network_model(Json{{"model", model}}, Where("test"), kernel, machine);
-    job = std::make_unique<rt::Job>(rt::Job{kernel, machine, *network, rt::parse_placement(placement, Where("test"), machine), 1});
+    job = std::make_unique<node::Job>(kernel, machine, *network, node::parse_placement(placement, Where("test"), machine), 1);
     layer = rt::make_messaging_layer(runtime, Where("test"), *job);
   }
   ~LayerJob() { kernel.shutdown(); }

@@ -85,7 +85,7 @@ TEST_CASE("ranks beyond two per core stretch their software costs", "[bgq]") {
   auto stretched = [](int ranks_per_node) {
     Simulation sim(bgq("pami", {{"node_list", {0, 1}}, {"ranks_per_node", ranks_per_node}}, pingpong({8})),
                    Where("test"), 1);
-    return sim.layer()->occupy_cpu(0, 100 * kNanosecond, rt::CpuUse::send);
+    return sim.layer()->cores().occupy(0, 100 * kNanosecond, rt::CpuUse::send);
   };
   CHECK(stretched(16) == 100 * kNanosecond);
   CHECK(stretched(32) == 100 * kNanosecond);  // two threads per core run at full speed

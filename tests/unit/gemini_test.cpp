@@ -215,7 +215,7 @@ TEST_CASE("MPI sets up a connection on first contact with a peer, once", "[gemin
   // Both sides' set-up (4 us each) and a datagram each way (0.70 us each) came first, once.
   const Time connect = 2 * 4'000'000 + 2 * 700'000;
   CHECK(got - begin < 2'000'000);
-  const auto& by_use = j.layer->cpu_time_by_use();
+  const auto& by_use = j.layer->cores().time_by_use();
   CHECK(by_use[rt::CpuUse::connection] == 2 * 4'000'000);
   CHECK(first >= connect);
 }
@@ -241,7 +241,7 @@ TEST_CASE("MPI matching costs more with more receives posted", "[gemini][mpi][me
     j.kernel.spawn(send_then_note(j.comm(0), 1, 8, done));
     j.kernel.spawn(receive_then_note(j.comm(1), 0, got));
     j.kernel.run();
-    return to_microseconds(j.layer->cpu_time_by_use()[rt::CpuUse::match]);
+    return to_microseconds(j.layer->cores().time_by_use()[rt::CpuUse::match]);
   };
   // 10 ns per posted receive searched (match_entry_cpu).
   CHECK(match_us(100) - match_us(0) == Approx(100 * 0.010).margin(0.011));
@@ -255,7 +255,7 @@ TEST_CASE("MPI copies an eager message twice when no receive was waiting", "[gem
     j.kernel.spawn(send_then_note(j.comm(0), 1, 512, done));  // E0: out of the mailbox
     j.kernel.spawn(busy_then_receive(j.comm(1), receiver_busy, 0, got));
     j.kernel.run();
-    return static_cast<double>(j.layer->cpu_time_by_use()[rt::CpuUse::copy]) /
+    return static_cast<double>(j.layer->cores().time_by_use()[rt::CpuUse::copy]) /
            static_cast<double>(transfer_time(512, j.machine.node.memcpy_bandwidth));
   };
   CHECK(copies(0) == Approx(1));             // the receive was posted: straight into it
@@ -335,7 +335,7 @@ TEST_CASE("Charm++ over MPI holds the receiving PE while a rendezvous message co
   j.kernel.spawn(receive_then_note(j.comm(1), 0, got));
   j.kernel.run();
   // The receiver's core is busy for the whole GET (1 MiB: about 170 us), not just its set-up.
-  CHECK(to_microseconds(j.layer->cpu_time_by_use()[rt::CpuUse::poll]) > 150);
+  CHECK(to_microseconds(j.layer->cores().time_by_use()[rt::CpuUse::poll]) > 150);
 }
 
 TEST_CASE("the registration cache sees Charm++'s reused message buffers", "[gemini][charm][mechanism]") {

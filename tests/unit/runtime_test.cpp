@@ -131,15 +131,15 @@ TEST_CASE("core time is booked by use, one span after another, and reported to a
     Time copy;
   };
   std::vector<Span> spans;
-  j.layer->set_cpu_observer([&](rt::Rank r, Time start, Time end, const rt::CpuCharge& charge) {
+  j.layer->cores().set_observer([&](rt::Rank r, Time start, Time end, const rt::CpuCharge& charge) {
     spans.push_back({r, start, end, charge[rt::CpuUse::copy]});
   });
-  j.layer->occupy_cpu(0, rt::CpuCharge(rt::CpuUse::send, 5).add(rt::CpuUse::copy, 7));
-  j.layer->occupy_cpu(0, 3, rt::CpuUse::poll);
-  j.layer->occupy_cpu(0, 0, rt::CpuUse::match);  // books nothing, reports nothing
+  j.layer->cores().occupy(0, rt::CpuCharge(rt::CpuUse::send, 5).add(rt::CpuUse::copy, 7));
+  j.layer->cores().occupy(0, 3, rt::CpuUse::poll);
+  j.layer->cores().occupy(0, 0, rt::CpuUse::match);  // books nothing, reports nothing
   j.kernel.spawn(j.comm(1).compute(11));
   j.kernel.run();
-  const rt::CpuCharge& total = j.layer->cpu_time_by_use();
+  const rt::CpuCharge& total = j.layer->cores().time_by_use();
   CHECK(total[rt::CpuUse::send] == 5);
   CHECK(total[rt::CpuUse::copy] == 7);
   CHECK(total[rt::CpuUse::poll] == 3);

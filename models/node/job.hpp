@@ -1,15 +1,15 @@
-// The simulated job: which node and core each rank runs on, and the shared simulation objects
-// a messaging layer works with.
+// The simulated job: which node and core each rank runs on, the ranks' cores, and the shared
+// simulation objects the NIC models and messaging layers work with.
 #pragma once
 
 #include <vector>
 
 #include "models/network/network_model.hpp"
+#include "models/node/cores.hpp"
 #include "sim/core/random.hpp"
 
-namespace torsim::rt {
+namespace torsim::node {
 
-using Rank = std::int32_t;
 using topo::NodeId;
 
 /// Rank placement: the nodes allocated to the job and how ranks map onto them.
@@ -40,12 +40,21 @@ extern const ParamTable kPlacementParams;
 /// Parses the scenario's "placement" object against the machine.
 Placement parse_placement(const Json& spec, const Where& where, const Machine& machine);
 
+/// Built in place and never moved: its cores refer to its placement.
 struct Job {
+  Job(Kernel& kernel_, const Machine& machine_, net::NetworkModel& network_, Placement placement_,
+      std::uint64_t seed_)
+      : kernel(kernel_), machine(machine_), network(network_), placement(std::move(placement_)), seed(seed_),
+        cores(kernel_, machine_.node, placement) {}
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
   Kernel& kernel;
   const Machine& machine;
   net::NetworkModel& network;
-  Placement placement;
+  const Placement placement;
   std::uint64_t seed;
+  Cores cores;
 
   int size() const { return placement.size(); }
   NodeId node_of(Rank r) const { return placement.node_of(r); }
@@ -53,4 +62,4 @@ struct Job {
   Rng rng(std::uint64_t stream) const { return Rng(seed, stream); }
 };
 
-}  // namespace torsim::rt
+}  // namespace torsim::node

@@ -1,8 +1,8 @@
-#include "models/messaging/job.hpp"
+#include "models/node/job.hpp"
 
 #include <set>
 
-namespace torsim::rt {
+namespace torsim::node {
 
 namespace {
 constexpr ParamSpec kSpecs[] = {
@@ -70,4 +70,4 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
   return p;
 }
 
-}  // namespace torsim::rt
+}  // namespace torsim::node
