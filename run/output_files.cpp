@@ -40,8 +40,8 @@ std::string read_text_file(const std::string& path, const Where& where) {
   return text;
 }
 
-FileWriter::FileWriter(std::string path, Where where) : path_(std::move(path)), where_(std::move(where)) {
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+FileWriter::FileWriter(std::string path, Where where, bool append) : path_(std::move(path)), where_(std::move(where)) {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC) | O_CLOEXEC, 0644);
   if (fd_ < 0) fail("cannot create");
 }
 
@@ -186,6 +186,20 @@ std::unique_ptr<FileWriter> OutputDir::open(const std::string& name) {
   return std::make_unique<FileWriter>(path, where_);
 }
 
+void OutputDir::append(const std::string& name, std::string_view content) {
+  stage();
+  const std::string path = (fs::path(staging_) / name).string();
+  if (appended_.insert(name).second) {
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    guards_.push_back(std::make_unique<RemoveOnSignal>(path));
+    staged_.push_back(name);
+  }
+  FileWriter writer(path, where_, true);
+  writer.write(content);
+  writer.close();
+}
+
 void OutputDir::publish() {
   stage();
   std::error_code ec;
@@ -202,6 +216,7 @@ void OutputDir::publish() {
   guards_.clear();
   created_parents_.clear();
   staged_.clear();
+  appended_.clear();
 }
 
 void OutputDir::discard() noexcept {
@@ -211,6 +226,7 @@ void OutputDir::discard() noexcept {
   for (auto p = created_parents_.rbegin(); p != created_parents_.rend(); ++p) fs::remove(*p, ec);
   created_parents_.clear();
   staged_.clear();
+  appended_.clear();
   guards_.clear();
 }
 

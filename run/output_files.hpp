@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/config/params.hpp"
@@ -24,7 +25,8 @@ std::string read_text_file(const std::string& path, const Where& where);
 /// has none). Errors are InputErrors at `where`, naming the file and the system's reason.
 class FileWriter {
  public:
-  FileWriter(std::string path, Where where);
+  /// Creates (or truncates) `path`; with `append`, adds to what it holds.
+  FileWriter(std::string path, Where where, bool append = false);
   ~FileWriter();
   FileWriter(const FileWriter&) = delete;
   FileWriter& operator=(const FileWriter&) = delete;
@@ -74,6 +76,9 @@ class OutputDir {
   void write(const std::string& name, std::string_view content);
   /// Opens `name` in the staging directory for a writer that streams it (the caller closes it).
   std::unique_ptr<FileWriter> open(const std::string& name);
+  /// Adds `content` to `name` in the staging directory, creating it on first use; keeps no file
+  /// open between calls (a writer of many files in turns, a trace recording's ranks).
+  void append(const std::string& name, std::string_view content);
   /// Moves every staged file into the directory (creating it, or replacing files of the same
   /// names in it).
   void publish();
@@ -90,6 +95,7 @@ class OutputDir {
   std::string staging_;
   std::vector<std::string> created_parents_;  // outermost first
   std::vector<std::string> staged_;           // relative names
+  std::unordered_set<std::string> appended_;  // names append() has created
   std::vector<std::unique_ptr<RemoveOnSignal>> guards_;
 };
 

@@ -96,17 +96,17 @@ struct Call {
   std::int64_t recv_count = kNone;
   std::int32_t recv_datatype = kNone;
   Bytes recv_bytes = 0;
-  std::span<const std::int64_t> counts;
-  std::span<const std::int64_t> recv_counts;
+  std::span<const std::int64_t> counts = {};
+  std::span<const std::int64_t> recv_counts = {};
 
   /// Request a call creates (isend, irecv, *_init) or completes (wait, test, start,
   /// request_free, cancel); `requests` for the calls on arrays (waitall, waitany, waitsome,
   /// test*, startall). Ids are the trace's, unique within a rank while the request lives.
   std::int64_t request = kNone;
-  std::span<const std::int64_t> requests;
+  std::span<const std::int64_t> requests = {};
   /// Which requests completed, as positions in `requests` (waitany, waitsome, testany,
   /// testsome), and whether a test succeeded (test, testall, testany, iprobe).
-  std::span<const std::int32_t> completed;
+  std::span<const std::int32_t> completed = {};
   bool flag = false;
   /// Source and tag the call matched, from its status, when the trace recorded it (kNone if not).
   std::int32_t matched_source = kNone;
@@ -121,7 +121,7 @@ struct Call {
   std::int32_t new_group = kNone;
   std::int32_t color = kNone;
   std::int32_t key = kNone;
-  std::span<const std::int32_t> ranks;
+  std::span<const std::int32_t> ranks = {};
 
   /// Computation in flops: a compute action, and the reduction work some time-independent
   /// collectives carry (reduce, allreduce, reduce_scatter, scan). A sleep in seconds.
@@ -129,7 +129,7 @@ struct Call {
   double seconds = 0;
 
   /// The function as the trace names it ("MPI_Isend", "bcast", "MPI_Cart_shift").
-  std::string_view function;
+  std::string_view function = {};
   /// Where the record is: its index in the rank's stream (from 0), and its byte offset
   /// (binary formats) or line number (text formats), for messages (Trace::where()).
   std::uint64_t record = 0;
