@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 
+#include "cli/trace_reader_bench.hpp"
 #include "models/apps/replay/trace.hpp"
 #include "tests/support/input_error.hpp"
 
@@ -251,4 +252,16 @@ TEST_CASE("a cursor can be opened again, and twice at once", "[trace][otf2]") {
 TEST_CASE("a missing OTF2 anchor file is an input error", "[trace][otf2]") {
   const auto e = test::input_error_of([] { open_trace(kData + "missing.otf2", Format::automatic, Where("test")); });
   CHECK(e.file() == kData + "missing.otf2");
+}
+
+TEST_CASE("the readers' benchmark reads every record of the traces it writes", "[trace][bench]") {
+  const Json figures = trace_reader_speed(true);
+  REQUIRE(figures.size() == 3);
+  CHECK(figures[0]["format"] == "ti");
+  CHECK(figures[0]["records"] == 16 * (500 * 11 + 2));  // per step: 8 isend/irecv, waitall, allreduce, compute
+  CHECK(figures[1]["format"] == "dumpi");
+  CHECK(figures[1]["records"] == 37389);
+  CHECK(figures[2]["format"] == "otf2");
+  CHECK(figures[2]["records"] == 16 * 500 * 10);
+  for (const Json& f : figures) CHECK(f["records_per_s"].get<double>() > 0);
 }

@@ -32,17 +32,30 @@ class Reader {
          std::int64_t index)
       : file_(file), data_(data), pos_(pos), end_(end), record_offset_(record_offset), index_(index) {}
 
-  std::uint64_t uint(int bytes) {
-    need(static_cast<std::size_t>(bytes));
+  template <int kBytes>
+  std::uint64_t read() {
+    need(kBytes);
     std::uint64_t value = 0;
-    for (int i = 0; i < bytes; ++i) value = (value << 8) | data_[pos_ + static_cast<std::size_t>(i)];
-    pos_ += static_cast<std::size_t>(bytes);
+    for (int i = 0; i < kBytes; ++i) value = (value << 8) | data_[pos_ + static_cast<std::size_t>(i)];
+    pos_ += kBytes;
     return value;
   }
-  std::uint8_t u8() { return static_cast<std::uint8_t>(uint(1)); }
-  std::uint16_t u16() { return static_cast<std::uint16_t>(uint(2)); }
-  std::uint32_t u32() { return static_cast<std::uint32_t>(uint(4)); }
-  std::uint64_t u64() { return uint(8); }
+  std::uint64_t uint(int bytes) {
+    switch (bytes) {
+      case 1:
+        return read<1>();
+      case 2:
+        return read<2>();
+      case 4:
+        return read<4>();
+      default:
+        return read<8>();
+    }
+  }
+  std::uint8_t u8() { return static_cast<std::uint8_t>(read<1>()); }
+  std::uint16_t u16() { return static_cast<std::uint16_t>(read<2>()); }
+  std::uint32_t u32() { return static_cast<std::uint32_t>(read<4>()); }
+  std::uint64_t u64() { return read<8>(); }
   std::int32_t i32() { return static_cast<std::int32_t>(u32()); }
   std::int64_t i64() { return static_cast<std::int64_t>(u64()); }
   /// A length before an array: negative or beyond what the region can hold is corrupt.
@@ -65,10 +78,13 @@ class Reader {
 
  private:
   void need(std::size_t n) const {
-    if (n > end_ - pos_)
-      file_.fail(record_offset_, index_,
-                 "the record is truncated: it needs " + std::to_string(n) + " more bytes at byte " +
-                     std::to_string(pos_) + ", but its section ends at byte " + std::to_string(end_));
+    if (n > end_ - pos_) [[unlikely]]
+      truncated(n);
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void truncated(std::size_t n) const {
+    file_.fail(record_offset_, index_,
+               "the record is truncated: it needs " + std::to_string(n) + " more bytes at byte " +
+                   std::to_string(pos_) + ", but its section ends at byte " + std::to_string(end_));
   }
   const File& file_;
   const unsigned char* data_;

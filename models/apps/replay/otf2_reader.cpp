@@ -2,7 +2,6 @@
 
 #include <otf2/otf2.h>
 
-#include <deque>
 #include <filesystem>
 #include <map>
 #include <unordered_map>
@@ -279,7 +278,8 @@ OTF2_EvtReader* Otf2Trace::acquire(std::int32_t r, Slot*& slot) const {
   const OTF2_LocationRef location = rank_locations_[index];
   // Mapping tables from local to global ids live in the local definitions: read them first.
   if (!slot->local_definitions_read[index]) {
-    if (OTF2_DefReader* local = OTF2_Reader_GetDefReader(slot->reader, location)) {
+    const bool exists = std::filesystem::exists(std::filesystem::path(rank(r).file).replace_extension(".def"));
+    if (OTF2_DefReader* local = exists ? OTF2_Reader_GetDefReader(slot->reader, location) : nullptr) {
       uint64_t read = 0;
       OTF2_Reader_ReadAllLocalDefinitions(slot->reader, local, &read);
       OTF2_Reader_CloseDefReader(slot->reader, local);
@@ -317,14 +317,15 @@ class Otf2Cursor : public RankCursor {
   bool next(Call& call) override;
 
   void enter(OTF2_TimeStamp t, uint64_t position, OTF2_RegionRef region);
-  void leave(OTF2_TimeStamp t);
+  /// Whether the call is complete.
+  bool leave(OTF2_TimeStamp t);
   void send(uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length, const std::uint64_t* request);
   void receive(uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length);
   void irecv_request(uint64_t request);
   void completed(uint64_t request, bool done, std::int32_t sender, std::int32_t tag);
   void collective_end(OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received);
   void comm_created(OTF2_CommRef comm);
-  void ahead_completion(uint64_t request, const Completion& c) { ahead_found_[request].push_back(c); }
+  void ahead_completion(uint64_t request, const Completion& c) { ahead_found_.push_back({request, c}); }
   bool in_call() const { return in_call_; }
 
  private:
@@ -340,7 +341,9 @@ class Otf2Cursor : public RankCursor {
   Slot* ahead_slot_ = nullptr;
   OTF2_EvtReader* ahead_ = nullptr;
   bool ahead_done_ = false;
-  std::unordered_map<uint64_t, std::deque<Completion>> ahead_found_;
+  // Completions the reader ahead passed, in order: those of receives posted later, or earlier
+  // and not yet met (few at a time).
+  std::vector<std::pair<uint64_t, Completion>> ahead_found_;
   Completion taken_{};
   Call* out_ = nullptr;
   bool in_call_ = false, done_ = false;
@@ -357,9 +360,9 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t position
   cursor_of(c).enter(t, position, region);
   return OTF2_CALLBACK_SUCCESS;
 }
+// A call complete, the reading stops (ReadEvents reports the interruption).
 OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* c, OTF2_AttributeList*, OTF2_RegionRef) {
-  cursor_of(c).leave(t);
-  return OTF2_CALLBACK_SUCCESS;
+  return cursor_of(c).leave(t) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, OTF2_AttributeList*, uint32_t receiver,
                           OTF2_CommRef comm, uint32_t tag, uint64_t length) {
@@ -471,16 +474,13 @@ void Otf2Cursor::fail(const std::string& message) const {
 bool Otf2Cursor::next(Call& call) {
   out_ = &call;
   done_ = false;
-  while (!done_) {
-    uint64_t read = 0;
-    const OTF2_ErrorCode status = OTF2_EvtReader_ReadEvents(reader_, 1, &read);
-    if (status != OTF2_SUCCESS) fail("the OTF2 events are corrupt: " + describe(status));
-    if (read == 0) {
-      if (in_call_) fail("the trace ends inside " + std::string(call.function) + ": its events are truncated");
-      return false;
-    }
-  }
-  return true;
+  // Events are read until a call's Leave interrupts the reading, or they run out.
+  uint64_t read = 0;
+  const OTF2_ErrorCode status = OTF2_EvtReader_ReadEvents(reader_, OTF2_UNDEFINED_UINT64, &read);
+  if (done_) return true;
+  if (status != OTF2_SUCCESS) fail("the OTF2 events are corrupt: " + describe(status));
+  if (in_call_) fail("the trace ends inside " + std::string(call.function) + ": its events are truncated");
+  return false;
 }
 
 void Otf2Cursor::enter(OTF2_TimeStamp t, uint64_t position, OTF2_RegionRef region) {
@@ -502,11 +502,11 @@ void Otf2Cursor::enter(OTF2_TimeStamp t, uint64_t position, OTF2_RegionRef regio
   depth_ = 0;
 }
 
-void Otf2Cursor::leave(OTF2_TimeStamp t) {
-  if (!in_call_) return;
+bool Otf2Cursor::leave(OTF2_TimeStamp t) {
+  if (!in_call_) return false;
   if (depth_ > 0) {
     --depth_;
-    return;
+    return false;
   }
   out_->end = trace_.time(t);
   out_->requests = requests_;
@@ -514,6 +514,7 @@ void Otf2Cursor::leave(OTF2_TimeStamp t) {
   if (requests_.size() == 1 && out_->request == kNone) out_->request = requests_.front();
   in_call_ = false;
   done_ = true;
+  return true;
 }
 
 std::int32_t Otf2Cursor::comm_id(OTF2_CommRef ref) const {
@@ -557,17 +558,20 @@ const Completion* Otf2Cursor::completion_of(uint64_t request) {
     ahead_ = trace_.acquire(rank_, ahead_slot_);
     set_ahead_callbacks(ahead_, this);
   }
-  auto& found = ahead_found_[request];
-  while (found.empty() && !ahead_done_) {
+  std::size_t searched = 0;
+  for (;;) {
+    for (; searched < ahead_found_.size(); ++searched)
+      if (ahead_found_[searched].first == request) {
+        taken_ = ahead_found_[searched].second;
+        ahead_found_.erase(ahead_found_.begin() + static_cast<std::ptrdiff_t>(searched));
+        return &taken_;
+      }
+    if (ahead_done_) return nullptr;
     uint64_t read = 0;
     const OTF2_ErrorCode status = OTF2_EvtReader_ReadEvents(ahead_, 256, &read);
     if (status != OTF2_SUCCESS) fail("the OTF2 events are corrupt: " + describe(status));
     ahead_done_ = read == 0;
   }
-  if (found.empty()) return nullptr;
-  taken_ = found.front();
-  found.pop_front();
-  return &taken_;
 }
 
 // Inside MPI_Irecv: the receive's source, tag and size come from its completion, later.
