@@ -3,13 +3,14 @@
 #include "models/apps/workload.hpp"
 #include "models/collectives/collectives.hpp"
 #include "models/network/network_model.hpp"
-#include "models/runtime/charm.hpp"
-#include "models/runtime/mpi_cuda.hpp"
+#include "models/runtime/gemini/charm.hpp"
+#include "models/runtime/cuda/mvapich2_cuda.hpp"
 #include "models/gpu/device.hpp"
 #include "models/nic/bgp_dma.hpp"
 #include "models/nic/bgq_mu.hpp"
 #include "models/nic/via.hpp"
-#include "models/runtime/infiniband_layers.hpp"
+#include "models/runtime/infiniband/mvapich2.hpp"
+#include "models/runtime/registry.hpp"
 #include "models/machine.hpp"
 #include "run/scenario.hpp"
 #include "run/trace.hpp"
@@ -28,7 +29,7 @@ std::vector<const ParamTable*> all_param_tables() {
   tables.push_back(&nic::kBgpParams);
   tables.push_back(&nic::kMuParams);
   tables.push_back(&gpu::kGpuParams);
-  tables.push_back(&rt::kCudaMpiParams);
+  tables.push_back(&rt::kMvapich2CudaParams);
   tables.push_back(&rt::kCharmParams);
   for (const auto& l : rt::messaging_layers()) tables.push_back(l.params);
   tables.push_back(&coll::kSelectionParams);

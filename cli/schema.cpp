@@ -5,7 +5,7 @@
 #include <iostream>
 #include <map>
 
-#include "models/messaging/messaging.hpp"
+#include "models/runtime/registry.hpp"
 #include "cli/reference.hpp"
 #include "run/scenario.hpp"
 

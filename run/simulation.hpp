@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "models/apps/workload.hpp"
-#include "models/messaging/messaging.hpp"
+#include "models/runtime/registry.hpp"
 #include "sim/config/results.hpp"
 #include "run/trace.hpp"
 

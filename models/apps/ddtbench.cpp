@@ -2,7 +2,7 @@
 // src_c/ddtbench.c): rank 0 sends one instance of a test's datatype from its GPU's memory and
 // rank 1 sends it back, blocking MPI_Send / MPI_Recv of count 1, for every parameter set of
 // the test in turn; the datatype is built outside the timed loop. The transfers go through a
-// CUDA-aware MPI's non-contiguous path (models/runtime/mpi_cuda.hpp) in the chosen design.
+// CUDA-aware MPI's non-contiguous path (models/runtime/cuda/mvapich2_cuda.hpp) in the chosen design.
 // One-way time is half the round trip. The breakdown puts beside it what the message asks of
 // the hardware and the host when nothing overlaps: pack and unpack kernels alone on their
 // GPUs, the copies across PCI Express, and the host's CUDA calls; "overlap" is the latency
@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "models/apps/micro.hpp"
-#include "models/runtime/ddtbench.hpp"
-#include "models/runtime/mpi_cuda.hpp"
+#include "models/apps/ddtbench_layouts.hpp"
+#include "models/runtime/cuda/mvapich2_cuda.hpp"
 
 namespace torsim::apps {
 namespace {
@@ -21,7 +21,7 @@ constexpr ParamSpec kSpecs[] = {
     {"test", ParamKind::choice, kRequired, "", "", "", "the DDTBench test (all its parameter sets are run)", "-",
      "SPECFEM3D_oc|SPECFEM3D_cm|WRF_y_sa"},
     {"design", ParamKind::choice, "baseline", "", "", "",
-     "baseline: pack, synchronise, then send; overlap: chunks on streams with callbacks (models/runtime/mpi_cuda.hpp)",
+     "baseline: pack, synchronise, then send; overlap: chunks on streams with callbacks (models/runtime/cuda/mvapich2_cuda.hpp)",
      "-", "baseline|overlap"},
     {"iterations", ParamKind::integer, "20", "", "1", "1000000", "timed round trips per parameter set",
      "[C-code] DDTBench's inner loop: 20"},
@@ -43,16 +43,16 @@ class DdtbenchPingPong final : public Workload {
     if (job.node_of(0) != job.node_of(1))
       where.fail("the GPU ping-pong is within a node: ranks 0 and 1 must share one (see 'placement')");
     (void)gpu::gpu_of(job.machine, where);
-    (void)rt::cuda_mpi_of(job.machine);
+    (void)rt::mvapich2_cuda_of(job.machine);
   }
 
   void start(rt::MessagingLayer& layer) override {
     const rt::Job& job = layer.job();
     const Where where = job.machine.where;
     gpu_ = gpu::gpu_of(job.machine, where);
-    mpi_ = std::make_unique<rt::CudaMpi>(layer, gpu_, rt::cuda_mpi_of(job.machine), design_);
+    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine), design_);
     Rng rng = job.rng(7100);
-    for (const rt::DdtbenchSet& set : rt::ddtbench_sets(test_, rng)) layouts_.push_back(set.type.layout());
+    for (const DdtbenchSet& set : ddtbench_sets(test_, rng)) layouts_.push_back(set.type.layout());
     latency_.assign(layouts_.size(), 0);
     cpu_.assign(layouts_.size(), 0);
     layer.kernel().spawn(ping(Comm(layer, 0)));
@@ -110,7 +110,7 @@ class DdtbenchPingPong final : public Workload {
   rt::GpuDesign design_;
   std::int64_t iterations_, warmup_;
   gpu::GpuParams gpu_;
-  std::unique_ptr<rt::CudaMpi> mpi_;
+  std::unique_ptr<rt::Mvapich2Cuda> mpi_;
   std::vector<gpu::Layout> layouts_;
   std::vector<Time> latency_, cpu_;  // per set, per one-way message
 };

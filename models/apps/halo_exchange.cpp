@@ -1,6 +1,6 @@
-// HaloExchange: the COSMO model's halo exchange between GPUs (models/runtime/cosmo_halo.hpp),
+// HaloExchange: the COSMO model's halo exchange between GPUs (models/apps/cosmo_halo.hpp),
 // every field in GPU memory, through a CUDA-aware MPI's non-contiguous path
-// (models/runtime/mpi_cuda.hpp) in the chosen design. One rank per GPU. An exchange: every rank
+// (models/runtime/cuda/mvapich2_cuda.hpp) in the chosen design. One rank per GPU. An exchange: every rank
 // posts a receive per neighbour and field, then a send per neighbour and field (in GCL's
 // order: field outer, direction inner), then waits for all of them. `warmup` exchanges, a
 // barrier, then `iterations` timed ones back to back; the time of an exchange is from the
@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "models/apps/micro.hpp"
-#include "models/runtime/cosmo_halo.hpp"
-#include "models/runtime/mpi_cuda.hpp"
+#include "models/apps/cosmo_halo.hpp"
+#include "models/runtime/cuda/mvapich2_cuda.hpp"
 
 namespace torsim::apps {
 namespace {
@@ -21,7 +21,7 @@ constexpr ParamSpec kSpecs[] = {
     {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
     {"design", ParamKind::choice, "baseline", "", "", "",
      "baseline: pack, synchronise, then send, one message at a time; overlap: chunks on streams with callbacks "
-     "(models/runtime/mpi_cuda.hpp)", "-", "baseline|overlap"},
+     "(models/runtime/cuda/mvapich2_cuda.hpp)", "-", "baseline|overlap"},
     {"points_i", ParamKind::integer, "520", "", "3", "100000", "horizontal grid points along i (the whole domain)",
      "[E] COSMO-2, MeteoSwiss's 2.2 km set-up: 520 x 350 points, 60 levels (not checked against a primary source; docs/models/gpu.md)"},
     {"points_j", ParamKind::integer, "350", "", "3", "100000", "horizontal grid points along j (the whole domain)",
@@ -47,7 +47,7 @@ struct Message {
 };
 
 // A message's tag: its field and its direction of travel.
-rt::Tag tag(std::int64_t field, int di, int dj) { return static_cast<rt::Tag>(field * 9 + rt::direction_index(di, dj)); }
+rt::Tag tag(std::int64_t field, int di, int dj) { return static_cast<rt::Tag>(field * 9 + direction_index(di, dj)); }
 
 // One rank's messages of one exchange.
 struct RankPlan {
@@ -65,20 +65,20 @@ class HaloExchange final : public Workload {
 
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
-    const rt::ProcessGrid grid = rt::ProcessGrid::of(job.size());
+    const ProcessGrid grid = ProcessGrid::of(job.size());
     if (domain_.points_i / grid.x < domain_.halo || domain_.points_j / grid.y < domain_.halo)
       where.fail("a " + std::to_string(grid.x) + " x " + std::to_string(grid.y) +
                  " process grid leaves subdomains narrower than the halo (" + std::to_string(domain_.halo) +
                  " lines); use fewer ranks or more points");
     (void)gpu::gpu_of(job.machine, where);
-    (void)rt::cuda_mpi_of(job.machine);
+    (void)rt::mvapich2_cuda_of(job.machine);
   }
 
   void start(rt::MessagingLayer& layer) override {
     const rt::Job& job = layer.job();
     gpu_ = gpu::gpu_of(job.machine, job.machine.where);
-    mpi_ = std::make_unique<rt::CudaMpi>(layer, gpu_, rt::cuda_mpi_of(job.machine), design_);
-    grid_ = rt::ProcessGrid::of(job.size());
+    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine), design_);
+    grid_ = ProcessGrid::of(job.size());
     for (Rank r = 0; r < job.size(); ++r) plans_.push_back(plan(r));
     end_.assign(plans_.size(), 0);
     spawn_all(layer, [this](Comm c) { return run(c); });
@@ -99,9 +99,9 @@ class HaloExchange final : public Workload {
  private:
   RankPlan plan(Rank self) const {
     RankPlan p;
-    const std::vector<rt::HaloNeighbour> neighbours = rt::halo_neighbours(domain_, grid_, self);
+    const std::vector<HaloNeighbour> neighbours = halo_neighbours(domain_, grid_, self);
     for (std::int64_t f = 0; f < fields_; ++f)
-      for (const rt::HaloNeighbour& n : neighbours) {
+      for (const HaloNeighbour& n : neighbours) {
         p.sends.push_back({n.rank, tag(f, n.di, n.dj), n.send.layout()});
         p.receives.push_back({n.rank, tag(f, -n.di, -n.dj), n.receive.layout()});
       }
@@ -157,11 +157,11 @@ class HaloExchange final : public Workload {
   }
 
   rt::GpuDesign design_;
-  rt::CosmoDomain domain_;
+  CosmoDomain domain_;
   std::int64_t fields_, iterations_, warmup_;
   gpu::GpuParams gpu_;
-  std::unique_ptr<rt::CudaMpi> mpi_;
-  rt::ProcessGrid grid_;
+  std::unique_ptr<rt::Mvapich2Cuda> mpi_;
+  ProcessGrid grid_;
   std::vector<RankPlan> plans_;
   Time start_ = 0;
   std::vector<Time> end_;  // per rank: when its last exchange ended

@@ -2,7 +2,7 @@
 // the layout of the data it moves.
 //
 // A layout is the list of contiguous blocks an MPI datatype covers, in the order the type map
-// packs them (models/runtime/datatype.hpp expands datatypes into one). A pack kernel gathers
+// packs them (models/messaging/datatype.hpp expands datatypes into one). A pack kernel gathers
 // them into a contiguous buffer; an unpack kernel scatters them back. The generic datatype
 // kernels of CUDA-aware MPI libraries run one thread per element of every block, and read the
 // layout's block list (offset and length per block) from device memory (MVAPICH2 2.2,

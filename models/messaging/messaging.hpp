@@ -301,21 +301,4 @@ class Comm {
   Rank rank_;
 };
 
-/// The "runtime" section of a scenario: {"layer": "raw", ...overrides of the machine's
-/// calibrated parameters for that layer}.
-std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Where& where, Job& job);
-
-struct MessagingLayerEntry {
-  std::string_view name;
-  std::string_view description;
-  const ParamTable* params;
-  /// Builds the layer from its parameters (the machine's runtimes.<name> merged with the
-  /// scenario's overrides).
-  std::unique_ptr<MessagingLayer> (*make)(const ParamReader&, Job&);
-  /// The NIC model (machine.nic.model) this implementation of the name is for, when one name
-  /// has an implementation per NIC ("mpi": Cray MPICH on gemini, MVAPICH2 on infiniband).
-  std::string_view nic = {};
-};
-const std::vector<MessagingLayerEntry>& messaging_layers();
-
 }  // namespace torsim::rt

@@ -33,7 +33,7 @@ class ProtocolLayer : public MessagingLayer {
   virtual Task<> protocol(Message m) = 0;
   /// Starts the protocol of a message its sender has posted: by default protocol(m) as a
   /// process of its own, first run at the current time. A layer may run a hot protocol as
-  /// events instead (see MpiDcmfLayer): it then schedules its first step at the current time.
+  /// events instead (see MpichDcmfLayer): it then schedules its first step at the current time.
   virtual void launch(const Message& m) { kernel().spawn(protocol(m)); }
   /// Hands an arrived message to the matching engine or the active-message queue.
   void arrive(const Message& m);

@@ -1,12 +1,18 @@
+#include "models/runtime/registry.hpp"
+
 #include <algorithm>
 
 #include "models/collectives/collectives.hpp"
-#include "models/runtime/charm.hpp"
-#include "models/runtime/infiniband_layers.hpp"
-#include "models/runtime/gasnet_dcmf.hpp"
-#include "models/runtime/mpi_pami.hpp"
+#include "models/runtime/bluegene_p/gasnet_dcmf.hpp"
+#include "models/runtime/bluegene_p/mpich_dcmf.hpp"
+#include "models/runtime/bluegene_q/mpich_pamid.hpp"
+#include "models/runtime/gemini/charm.hpp"
+#include "models/runtime/gemini/ugni.hpp"
+#include "models/runtime/infiniband/mvapich2.hpp"
+#include "models/runtime/infiniband/verbs.hpp"
 #include "models/runtime/raw.hpp"
-#include "models/runtime/via.hpp"
+#include "models/runtime/via/mvich.hpp"
+#include "models/runtime/via/vipl.hpp"
 #include "sim/config/json_merge.hpp"
 
 namespace torsim::rt {
@@ -45,22 +51,22 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
   static const std::vector<MessagingLayerEntry> entries{
       {"raw", "NIC-level put/send with no software overhead", &kRawLayerParams, make_raw},
       {"ugni", "Cray Gemini uGNI level: SMSG, FMA and BTE", &kUgniLayerParams, make_ugni_layer},
-      {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kMpiLayerParams, make_mpi_layer, "gemini"},
-      {"mpi", "MPI over verbs (MVAPICH2 protocols) on InfiniBand", &kIbMpiLayerParams, make_ib_mpi_layer,
+      {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kCrayMpichLayerParams, make_cray_mpich_layer, "gemini"},
+      {"mpi", "MPI over verbs (MVAPICH2 protocols) on InfiniBand", &kMvapich2LayerParams, make_mvapich2_layer,
        "infiniband"},
       {"verbs", "InfiniBand verbs: send/receive into posted buffers, RDMA write and read", &kVerbsLayerParams,
        make_verbs_layer},
       {"charm_mpi", "Charm++ over its MPI machine layer on Gemini", &kCharmMpiParams, make_charm_mpi_layer},
       {"charm_ugni", "Charm++ over its uGNI machine layer on Gemini", &kCharmUgniParams, make_charm_ugni_layer},
       {"dcmf", "Blue Gene/P DCMF on the torus DMA: sends, puts, gets", &kDcmfLayerParams, make_dcmf_layer},
-      {"mpi_dcmf", "MPI over DCMF on Blue Gene/P (MPICH's DCMF device)", &kMpiDcmfLayerParams, make_mpi_dcmf_layer},
+      {"mpi_dcmf", "MPI over DCMF on Blue Gene/P (MPICH's DCMF device)", &kMpichDcmfLayerParams, make_mpich_dcmf_layer},
       {"gasnet_dcmf", "GASNet's DCMF conduit on Blue Gene/P: puts, gets, active messages", &kGasnetDcmfLayerParams,
        make_gasnet_dcmf_layer},
       {"vipl", "VIA send/receive and RDMA write through VIPL calls (cLAN)", &kViplLayerParams, make_vipl_layer},
-      {"via_mpi", "MPI over VIA (MVICH's protocols), collectives over send/receive or RDMA", &kViaMpiLayerParams,
-       make_via_mpi_layer},
+      {"via_mpi", "MPI over VIA (MVICH's protocols), collectives over send/receive or RDMA", &kMvichLayerParams,
+       make_mvich_layer},
       {"pami", "PAMI on the Blue Gene/Q message unit", &kPamiLayerParams, make_pami_layer},
-      {"mpi_pami", "MPI over PAMI (MPICH pamid) on Blue Gene/Q", &kMpiPamiLayerParams, make_mpi_pami_layer},
+      {"mpi_pami", "MPI over PAMI (MPICH pamid) on Blue Gene/Q", &kMpichPamidLayerParams, make_mpich_pamid_layer},
   };
   return entries;
 }

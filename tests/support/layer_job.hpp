@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "models/messaging/messaging.hpp"
+#include "models/runtime/registry.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace torsim::test {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "models/runtime/gasnet_dcmf.hpp"
+#include "models/runtime/bluegene_p/gasnet_dcmf.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "models/runtime/mpi_pami.hpp"
+#include "models/runtime/bluegene_q/mpich_pamid.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 #include "tests/support/fixtures.hpp"

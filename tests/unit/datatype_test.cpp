@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "models/runtime/ddtbench.hpp"
+#include "models/apps/ddtbench_layouts.hpp"
 
 using namespace torsim;
 using rt::Datatype;
@@ -75,16 +75,16 @@ TEST_CASE("a subarray is the rows of its box along the fastest dimension", "[dat
 
 TEST_CASE("the DDTBench datatypes have the benchmark's sizes and runs", "[datatype]") {
   Rng rng(1);
-  const auto oc = rt::ddtbench_sets("SPECFEM3D_oc", rng);
+  const auto oc = apps::ddtbench_sets("SPECFEM3D_oc", rng);
   REQUIRE(oc.size() == 4);
   const Bytes oc_bytes[] = {1972, 3508, 7588, 12900};
   for (std::size_t i = 0; i < oc.size(); ++i) CHECK(oc[i].type.size() == oc_bytes[i]);
   CHECK(oc.back().label == "c=4");
   CHECK(oc.back().type.extent() <= 88881 * 4);
-  const auto cm = rt::ddtbench_sets("SPECFEM3D_cm", rng);
+  const auto cm = apps::ddtbench_sets("SPECFEM3D_cm", rng);
   const Bytes cm_bytes[] = {26424, 55224, 106248, 177672};
   for (std::size_t i = 0; i < cm.size(); ++i) CHECK(cm[i].type.size() == cm_bytes[i]);
-  const auto wrf = rt::ddtbench_sets("WRF_y_sa", rng);
+  const auto wrf = apps::ddtbench_sets("WRF_y_sa", rng);
   REQUIRE(wrf.size() == 5);
   CHECK(wrf.front().label == "8x8");
   CHECK(wrf.back().label == "2x2");
@@ -93,5 +93,5 @@ TEST_CASE("the DDTBench datatypes have the benchmark's sizes and runs", "[dataty
   for (const auto& set : wrf) CHECK(set.type.blocks().size() == 987);
   // The same seed draws the same positions.
   Rng again(1);
-  CHECK(same(rt::ddtbench_sets("SPECFEM3D_oc", again).front().type.blocks(), oc.front().type.blocks()));
+  CHECK(same(apps::ddtbench_sets("SPECFEM3D_oc", again).front().type.blocks(), oc.front().type.blocks()));
 }

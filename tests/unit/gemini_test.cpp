@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "models/runtime/charm.hpp"
+#include "models/runtime/gemini/charm.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 #include "tests/support/layer_job.hpp"
@@ -200,7 +200,7 @@ Json stream(Bytes size, int window = 64) {
 
 TEST_CASE("MPI sets up a connection on first contact with a peer, once", "[gemini][mpi][mechanism]") {
   HopperJob j("mpi", {{"node_list", {0, 2}}});
-  auto& mpi = j.as<rt::MpiLayer>();
+  auto& mpi = j.as<rt::CrayMpichLayer>();
   CHECK_FALSE(mpi.connected(0, 1));
   Time first = 0, second = 0, got = 0;
   j.kernel.spawn(send_then_note(j.comm(0), 1, 8, first));
@@ -274,7 +274,7 @@ TEST_CASE("MPI's E1 sender waits for a free DMA buffer", "[gemini][mpi][mechanis
 TEST_CASE("MPI's E0 limit shrinks with the job like the SMSG mailboxes", "[gemini][mpi][mechanism]") {
   auto limit = [](int nodes) {
     HopperJob j("mpi", {{"nodes", nodes}, {"ranks_per_node", 24}});
-    return j.as<rt::MpiLayer>().vshort_max();
+    return j.as<rt::CrayMpichLayer>().vshort_max();
   };
   CHECK(limit(170) == 1024);
   CHECK(limit(171) == 512);

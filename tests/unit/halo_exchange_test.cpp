@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "models/runtime/cosmo_halo.hpp"
+#include "models/apps/cosmo_halo.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 
@@ -10,10 +10,10 @@ namespace {
 
 // A 36 x 36 domain of 2 levels over 3 x 3 processes: 12 x 12 interior points each, 3 halo
 // lines, doubles; a field's array is 18 x 18 x 2 (i fastest): a j row is 144 B, a level 2592 B.
-const rt::CosmoDomain kDomain{36, 36, 2, 3, 8};
-const rt::ProcessGrid kGrid{3, 3};
+const apps::CosmoDomain kDomain{36, 36, 2, 3, 8};
+const apps::ProcessGrid kGrid{3, 3};
 
-const rt::HaloNeighbour& toward(const std::vector<rt::HaloNeighbour>& ns, int di, int dj) {
+const apps::HaloNeighbour& toward(const std::vector<apps::HaloNeighbour>& ns, int di, int dj) {
   for (const auto& n : ns)
     if (n.di == di && n.dj == dj) return n;
   FAIL("no neighbour in that direction");
@@ -35,26 +35,26 @@ TEST_CASE("process grids split the ranks into two factors as close as possible",
   const std::pair<int, std::pair<int, int>> cases[] = {{4, {2, 2}},  {8, {4, 2}},  {16, {4, 4}},
                                                        {32, {8, 4}}, {64, {8, 8}}, {7, {7, 1}}};
   for (const auto& [ranks, xy] : cases) {
-    const rt::ProcessGrid g = rt::ProcessGrid::of(ranks);
+    const apps::ProcessGrid g = apps::ProcessGrid::of(ranks);
     CHECK(g.x == xy.first);
     CHECK(g.y == xy.second);
   }
-  CHECK(rt::share(350, 8, 0) == 44);  // 350 = 6 x 44 + 2 x 43
-  CHECK(rt::share(350, 8, 7) == 43);
+  CHECK(apps::share(350, 8, 0) == 44);  // 350 = 6 x 44 + 2 x 43
+  CHECK(apps::share(350, 8, 7) == 43);
 }
 
 TEST_CASE("an inner process has 8 neighbours, an edge one 5, a corner one 3", "[halo]") {
-  CHECK(rt::halo_neighbours(kDomain, kGrid, 4).size() == 8);
-  CHECK(rt::halo_neighbours(kDomain, kGrid, 1).size() == 5);
-  CHECK(rt::halo_neighbours(kDomain, kGrid, 0).size() == 3);
-  const auto ns = rt::halo_neighbours(kDomain, kGrid, 4);
+  CHECK(apps::halo_neighbours(kDomain, kGrid, 4).size() == 8);
+  CHECK(apps::halo_neighbours(kDomain, kGrid, 1).size() == 5);
+  CHECK(apps::halo_neighbours(kDomain, kGrid, 0).size() == 3);
+  const auto ns = apps::halo_neighbours(kDomain, kGrid, 4);
   CHECK(toward(ns, 1, 0).rank == 5);
   CHECK(toward(ns, -1, 1).rank == 6);
   CHECK(toward(ns, 0, -1).rank == 1);
 }
 
 TEST_CASE("faces and corners expand to the blocks a hand count gives", "[halo]") {
-  const auto ns = rt::halo_neighbours(kDomain, kGrid, 4);
+  const auto ns = apps::halo_neighbours(kDomain, kGrid, 4);
   // East face: 12 rows (j) x 2 levels of 3 doubles; the first at i = 12, j = 3.
   const auto& east = toward(ns, 1, 0).send.blocks();
   REQUIRE(east.size() == 24);
@@ -75,7 +75,7 @@ TEST_CASE("faces and corners expand to the blocks a hand count gives", "[halo]")
   CHECK(corner.send.size() == 3 * 3 * 2 * 8);
   CHECK(corner.receive.blocks().front().offset == 0);
   // What a face sends, its neighbour receives.
-  const auto west_of_5 = toward(rt::halo_neighbours(kDomain, kGrid, 5), -1, 0);
+  const auto west_of_5 = toward(apps::halo_neighbours(kDomain, kGrid, 5), -1, 0);
   CHECK(west_of_5.receive.size() == toward(ns, 1, 0).send.size());
 }
 

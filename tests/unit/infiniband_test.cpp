@@ -3,7 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "models/nic/pcie.hpp"
-#include "models/runtime/infiniband_layers.hpp"
+#include "models/runtime/infiniband/mvapich2.hpp"
+#include "models/runtime/infiniband/verbs.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 
@@ -104,7 +105,7 @@ TEST_CASE("one stream's bandwidth is the slower of the wire and the host interfa
   CHECK(gen3 > 3950.0 * 0.98);
   // The ceiling the HCA reports is the same bound.
   Simulation sim(scenario("qdr-cluster", "mpi", nodes, stream), Where("test"), 1);
-  CHECK(dynamic_cast<rt::IbLayer*>(sim.layer())->hca().stream_ceiling() == 4'000'000'000LL * 256 / 280);
+  CHECK(dynamic_cast<rt::InfinibandLayer*>(sim.layer())->hca().stream_ceiling() == 4'000'000'000LL * 256 / 280);
 }
 
 TEST_CASE("latency grows by two switch traversals from a same-leaf pair to a cross-spine pair",
@@ -133,7 +134,7 @@ TEST_CASE("verbs: an RDMA write's wire bytes are its packets' headers and payloa
 TEST_CASE("verbs: a send waits for a posted receive; the registration cache keeps recent buffers",
           "[infiniband][verbs]") {
   Simulation sim(scenario("qdr-cluster", "verbs", {{"node_list", {0, 1}}}, pingpong({8})), Where("test"), 1);
-  auto& hca = dynamic_cast<rt::IbLayer*>(sim.layer())->hca();
+  auto& hca = dynamic_cast<rt::InfinibandLayer*>(sim.layer())->hca();
   Kernel& kernel = sim.layer()->kernel();
   Time arrived = -1;
   auto sender = [&]() -> Task<> {
@@ -172,7 +173,7 @@ TEST_CASE("MVAPICH2's ladder: fast path, eager send/receive, rendezvous, shared 
                             {{"name", "pingpong"}, {"sizes", {size}}, {"iterations", 1}, {"warmup", 0}}, machine),
                    Where("test"), 1);
     sim.run();
-    return dynamic_cast<rt::IbLayer*>(sim.layer())->hca().counters().work_requests;
+    return dynamic_cast<rt::InfinibandLayer*>(sim.layer())->hca().counters().work_requests;
   };
   const Json nodes{{"node_list", {0, 16}}};
   // Per round trip: one RDMA write into the ring each way (5 KiB fast-path buffers).
@@ -195,7 +196,7 @@ TEST_CASE("MPI: a ring without free slots falls back to send/receive", "[infinib
     Simulation sim(scenario("qdr-cluster", "mpi", {{"node_list", {0, 18}}}, burst, {{"runtimes", {{"mpi", mpi}}}}),
                    Where("test"), 1);
     sim.run();
-    return dynamic_cast<rt::IbLayer*>(sim.layer())->hca().counters().receive_queue_waits;
+    return dynamic_cast<rt::InfinibandLayer*>(sim.layer())->hca().counters().receive_queue_waits;
   };
   CHECK(receive_waits(64) == 0);  // every message (and the acknowledgement back) on a ring
   CHECK(receive_waits(2) > 0);
@@ -203,7 +204,7 @@ TEST_CASE("MPI: a ring without free slots falls back to send/receive", "[infinib
 
 TEST_CASE("\"layer\": \"mpi\" resolves by the machine's NIC", "[infiniband][mpi]") {
   Simulation wilkes(scenario("wilkes", "mpi", {{"node_list", {0, 1}}}, pingpong({8})), Where("test"), 1);
-  CHECK(dynamic_cast<rt::IbMpiLayer*>(wilkes.layer()) != nullptr);
+  CHECK(dynamic_cast<rt::Mvapich2Layer*>(wilkes.layer()) != nullptr);
   try {
     Simulation bad(scenario("wilkes", "ugni", {{"node_list", {0, 1}}}, pingpong({8})), Where("test"), 1);
     FAIL("expected an InputError");

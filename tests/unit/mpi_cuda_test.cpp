@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "models/runtime/mpi_cuda.hpp"
+#include "models/runtime/cuda/mvapich2_cuda.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 #include "tests/support/layer_job.hpp"
@@ -31,11 +31,11 @@ struct Transfer {
   Time sent = 0, received = 0;
 };
 
-Task<> send(rt::CudaMpi& mpi, Kernel& k, const gpu::Layout& l, Transfer& t) {
+Task<> send(rt::Mvapich2Cuda& mpi, Kernel& k, const gpu::Layout& l, Transfer& t) {
   co_await mpi.send(0, 1, l);
   t.sent = k.now();
 }
-Task<> recv(rt::CudaMpi& mpi, Kernel& k, const gpu::Layout& l, Transfer& t) {
+Task<> recv(rt::Mvapich2Cuda& mpi, Kernel& k, const gpu::Layout& l, Transfer& t) {
   co_await mpi.recv(1, 0, l);
   t.received = k.now();
 }
@@ -45,12 +45,12 @@ const Json kTwoNodes{{"node_list", {0, 1}}, {"ranks_per_node", 1}};
 
 // Round-number design parameters: 256 KB pipeline blocks, 250 KB chunks on 4 streams, and
 // GPUDirect RDMA up to 1000 B at 1 MB/s (1000 B in 1 ms) after 1 us.
-rt::CudaMpiParams round_mpi() { return {256'000, 256'000, 250'000, 4, 1000, 1'000'000, kMicrosecond}; }
+rt::Mvapich2CudaParams round_mpi() { return {256'000, 256'000, 250'000, 4, 1000, 1'000'000, kMicrosecond}; }
 
 Transfer one_way(rt::GpuDesign design, Bytes bytes, gpu::DeviceCounters* sender = nullptr,
                  const Json& placement = kOneNode) {
   LayerJob j(machine_json(torus_json({2}, {"5GB/s"})), {{"layer", "raw"}}, placement);
-  rt::CudaMpi mpi(*j.layer, round_gpu(), round_mpi(), design);
+  rt::Mvapich2Cuda mpi(*j.layer, round_gpu(), round_mpi(), design);
   const gpu::Layout layout({{0, bytes}});
   Transfer t;
   j.kernel.spawn(send(mpi, j.kernel, layout, t));
@@ -122,7 +122,7 @@ TEST_CASE("the DDTBench ping-pong times every parameter set between a node's two
 
 TEST_CASE("a message takes shared memory, the staged network path or GPUDirect RDMA", "[gpu][mpi_cuda]") {
   LayerJob j(machine_json(torus_json({2}, {"5GB/s"})), {{"layer", "raw"}}, {{"node_list", {0, 1}}, {"ranks_per_node", 2}});
-  const rt::CudaMpi mpi(*j.layer, round_gpu(), round_mpi(), rt::GpuDesign::baseline);
+  const rt::Mvapich2Cuda mpi(*j.layer, round_gpu(), round_mpi(), rt::GpuDesign::baseline);
   CHECK(mpi.path_of(0, 1, 1'000'000) == rt::GpuPath::shared_memory);
   CHECK(mpi.path_of(0, 2, 1000) == rt::GpuPath::gpudirect);
   CHECK(mpi.path_of(0, 2, 1001) == rt::GpuPath::staged_network);
@@ -166,12 +166,12 @@ TEST_CASE("the baseline packs inside MPI_Isend, one message at a time; the overl
   // (1 us each), and the core also runs the first transfers' calls meanwhile.
   for (const rt::GpuDesign design : {rt::GpuDesign::baseline, rt::GpuDesign::overlap}) {
     LayerJob j(machine_json(torus_json({2}, {"5GB/s"})), {{"layer", "raw"}}, kOneNode);
-    rt::CudaMpi mpi(*j.layer, round_gpu(), round_mpi(), design);
+    rt::Mvapich2Cuda mpi(*j.layer, round_gpu(), round_mpi(), design);
     const gpu::Layout layout({{0, 1000}});
     Time posted = 0;
     std::vector<gpu::SignalPtr> received;
     for (rt::Tag tag = 0; tag < 4; ++tag) received.push_back(mpi.irecv(1, 0, layout, tag));
-    j.kernel.spawn([](rt::CudaMpi& m, Kernel& k, const gpu::Layout& l, Time& at) -> Task<> {
+    j.kernel.spawn([](rt::Mvapich2Cuda& m, Kernel& k, const gpu::Layout& l, Time& at) -> Task<> {
       for (rt::Tag tag = 0; tag < 4; ++tag) (void)co_await m.isend(0, 1, l, tag);
       at = k.now();
     }(mpi, j.kernel, layout, posted));
@@ -189,12 +189,12 @@ TEST_CASE("a baseline rank blocked in a synchronisation moves none of its other 
   // shared).
   auto arrival_of_first = [](int sends) {
     LayerJob j(machine_json(torus_json({2}, {"5GB/s"})), {{"layer", "raw"}}, kOneNode);
-    rt::CudaMpi mpi(*j.layer, round_gpu(), round_mpi(), rt::GpuDesign::baseline);
+    rt::Mvapich2Cuda mpi(*j.layer, round_gpu(), round_mpi(), rt::GpuDesign::baseline);
     const gpu::Layout layout({{0, 1000}});
     std::vector<gpu::SignalPtr> received;
     for (rt::Tag tag = 0; tag < sends; ++tag) received.push_back(mpi.irecv(1, 0, layout, tag));
     Time first = 0;
-    j.kernel.spawn([](rt::CudaMpi& m, const gpu::Layout& l, int n) -> Task<> {
+    j.kernel.spawn([](rt::Mvapich2Cuda& m, const gpu::Layout& l, int n) -> Task<> {
       for (rt::Tag tag = 0; tag < n; ++tag) (void)co_await m.isend(0, 1, l, tag);
     }(mpi, layout, sends));
     j.kernel.spawn([](Kernel& k, gpu::SignalPtr r, Time& at) -> Task<> {

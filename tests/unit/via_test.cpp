@@ -1,4 +1,4 @@
-// The VIA NIC and layers (models/nic/via.*, models/runtime/via*.*) on the clan-16 preset:
+// The VIA NIC and layers (models/nic/via.*, models/runtime/via/) on the clan-16 preset:
 // the calibrated latency and its parts, credits, the send engine, RDMA writes and flags, the
 // rendezvous, get without RDMA read, the RDMA collectives' results, and the analytical model
 // against the simulation.
@@ -8,7 +8,8 @@
 
 #include "models/collectives/algorithms.hpp"
 #include "models/collectives/collectives.hpp"
-#include "models/runtime/via.hpp"
+#include "models/runtime/via/mvich.hpp"
+#include "models/runtime/via/vipl.hpp"
 #include "run/scenario.hpp"
 #include "tests/support/layer_job.hpp"
 
@@ -163,7 +164,7 @@ Task<> timed_send(Comm c, Bytes size, Time& done) {
 
 TEST_CASE("MPI over VIA: eager below the limit, a rendezvous above that waits for the receive", "[via]") {
   LayerJob j(clan(2), via_mpi("send_receive"));
-  const auto& mpi = static_cast<rt::ViaMpiLayer&>(*j.layer).params();
+  const auto& mpi = static_cast<rt::MvichLayer&>(*j.layer).params();
   for (const Bytes size : {mpi.eager_limit, mpi.eager_limit + 1}) {
     INFO(size << " B");
     const Time start = j.kernel.now();

@@ -1,0 +1,30 @@
+// The messaging layers by name: what a scenario's "runtime" section chooses, with each layer's
+// parameter table and factory.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "models/messaging/messaging.hpp"
+
+namespace torsim::rt {
+
+/// The "runtime" section of a scenario: {"layer": "raw", ...overrides of the machine's
+/// calibrated parameters for that layer}.
+std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Where& where, Job& job);
+
+struct MessagingLayerEntry {
+  std::string_view name;
+  std::string_view description;
+  const ParamTable* params;
+  /// Builds the layer from its parameters (the machine's runtimes.<name> merged with the
+  /// scenario's overrides).
+  std::unique_ptr<MessagingLayer> (*make)(const ParamReader&, Job&);
+  /// The NIC model (machine.nic.model) this implementation of the name is for, when one name
+  /// has an implementation per NIC ("mpi": Cray MPICH on gemini, MVAPICH2 on infiniband).
+  std::string_view nic = {};
+};
+const std::vector<MessagingLayerEntry>& messaging_layers();
+
+}  // namespace torsim::rt
