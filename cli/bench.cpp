@@ -237,8 +237,9 @@ Json nqueens_run(const std::string& layer, bool quick) {
   assignments.push_back(quick ? "placement.nodes=16" : "placement.nodes=640");
   if (quick) assignments.push_back("workload.board=12");
   const Scenario scenario(path.string(), assignments);
-  const Json doc = scenario.points().front().doc;
-  Json out = timed_run(doc, message_counter, scenario.seed());
+  const SweepPoint point = scenario.points().front();
+  const Json& doc = point.doc;
+  Json out = timed_run(doc, message_counter, point.seed);
   out["layer"] = layer;
   out["board"] = doc["workload"]["board"];
   return out;
@@ -259,9 +260,10 @@ Json fft_run(const std::string& variant, bool quick) {
   assignments.push_back(std::string("sweep={\"machine\": [\"") + (quick ? "intrepid-128" : "intrepid-4096") + "\"]}");
   assignments.push_back(quick ? "workload.nz=128" : "workload.nz=1024");  // the Z planes, named in the figures
   const Scenario scenario((scale / (upc ? "fft-upc.json" : "fft-mpi.json")).string(), assignments);
-  Json out = timed_run(scenario.points().front().doc, message_counter, scenario.seed());
+  const SweepPoint point = scenario.points().front();
+  Json out = timed_run(point.doc, message_counter, point.seed);
   out["variant"] = variant;
-  out["planes"] = scenario.points().front().doc["workload"]["nz"];
+  out["planes"] = point.doc["workload"]["nz"];
   return out;
 }
 

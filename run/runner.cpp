@@ -30,7 +30,7 @@ namespace {
 
 std::unique_ptr<Simulation> build_point(const Scenario& scenario, const SweepPoint& point) {
   try {
-    return std::make_unique<Simulation>(point.doc, Where(scenario.file()), scenario.seed());
+    return std::make_unique<Simulation>(point.doc, Where(scenario.file()), point.seed);
   } catch (const InputError& e) {
     scenario.reraise(e);
   }

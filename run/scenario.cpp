@@ -25,7 +25,8 @@ constexpr ParamSpec kSpecs[] = {
     {"placement", ParamKind::object, "{}", "", "", "", "nodes allocated and ranks per node", "-"},
     {"workload", ParamKind::object, kRequired, "", "", "", "what the ranks run: {\"name\": ..., parameters}", "-"},
     {"sweep", ParamKind::object, "{}", "", "", "",
-     "dotted path -> list of values; every combination runs as its own simulation", "-"},
+     "dotted path (under machine, network, runtime, placement or workload, or seed) -> list of values; every "
+     "combination runs as its own simulation", "-"},
     {"seed", ParamKind::integer, "1", "", "0", "", "seed of every random stream in the run", "-"},
     {"output", ParamKind::object, "{}", "", "", "", "where and what to write", "-"},
 };
@@ -198,12 +199,29 @@ std::uint64_t Scenario::seed() const {
   return static_cast<std::uint64_t>(ParamReader(doc_, Where(file_), kScenarioParams).integer("seed"));
 }
 
+void Scenario::check_sweep_path(const std::string& path, const Where& where) const {
+  const std::string top = path.substr(0, path.find('.'));
+  std::vector<std::string_view> valid(std::begin(kSweepableKeys), std::end(kSweepableKeys));
+  std::string list;
+  for (const auto key : valid) list += (list.empty() ? "" : ", ") + std::string(key);
+  if (kScenarioParams.find(top) == nullptr) {
+    const std::string hint = closest_name(top, valid);
+    where.fail("unknown key '" + top + "' in a sweep path" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+               " A sweep varies keys under " + list);
+  }
+  if (std::find(valid.begin(), valid.end(), top) == valid.end())
+    where.fail("'" + path + "' cannot vary per sweep point: '" + top +
+               "' belongs to the whole run; a sweep varies keys under " + list);
+  if (top == "seed" && path != "seed") where.fail("expected 'seed' itself (an integer), not a key inside it");
+}
+
 std::vector<SweepPoint> Scenario::points() const {
   const Json sweep = doc_.value("sweep", Json::object());
   const Where where = Where(file_) / "sweep";
   if (!sweep.is_object()) where.fail("expected an object of dotted path -> list of values");
   std::size_t count = 1;
   for (const auto& [path, values] : sweep.items()) {
+    check_sweep_path(path, where / path);
     if (!values.is_array() || values.empty()) (where / path).fail("expected a non-empty list of values");
     count *= values.size();
     if (count > kMaxSweepPoints)
@@ -229,7 +247,10 @@ std::vector<SweepPoint> Scenario::points() const {
     }
     points = std::move(next);
   }
-  for (auto& p : points) p.doc.erase("sweep");
+  for (auto& p : points) {
+    p.doc.erase("sweep");
+    p.seed = static_cast<std::uint64_t>(ParamReader(p.doc, Where(file_), kScenarioParams).integer("seed"));
+  }
   return points;
 }
 

@@ -41,7 +41,12 @@ ExpandedPreset load_preset(const std::string& name, const Where& where);
 struct SweepPoint {
   Json values = Json::object();  // dotted path -> value, for the results and CSV columns
   Json doc;                      // the scenario with those values applied
+  std::uint64_t seed = 1;        // the point's own seed (a sweep may vary it)
 };
+
+/// The top-level keys a sweep may vary: what one simulation is built from. The others (name,
+/// description, output, sweep) belong to the whole run.
+inline constexpr std::string_view kSweepableKeys[] = {"machine", "network", "runtime", "placement", "workload", "seed"};
 
 class Scenario {
  public:
@@ -68,6 +73,8 @@ class Scenario {
   /// The preset `name` with the scenario's machine overrides applied.
   Json preset_machine(const std::string& name, const Where& where) const;
   void apply_assignments(const std::vector<std::string>& assignments);
+  /// Fails unless `path` names something one sweep point can vary.
+  void check_sweep_path(const std::string& path, const Where& where) const;
 
   std::string file_;
   std::string name_;

@@ -43,7 +43,7 @@ std::vector<const CompletedPoint*> PointCache::points(const std::string& path, c
       std::cerr << "  running " << path << " point " << i + 1 << "/" << all.size() << " " << all[i].values.dump()
                 << (sets.empty() ? "" : " with " + std::to_string(sets.size()) + " --set") << "\n";
       try {
-        Simulation sim(all[i].doc, Where(s.file()), s.seed());
+        Simulation sim(all[i].doc, Where(s.file()), all[i].seed);
         it = runs_.emplace(std::pair{key, i}, CompletedPoint{i, all[i], sim.run()}).first;
       } catch (const InputError& e) {
         s.reraise(e);

@@ -148,6 +148,12 @@ CASES = {
                               scenario=scenario(sweep={"workload.iterations": list(range(1, 201)),
                                                        "workload.warmup": list(range(200)),
                                                        "seed": list(range(200))})),
+    "sweep-run-wide-key": case("a sweep over a key that belongs to the whole run (output.dir, name, sweep)",
+                               path="/sweep/output.dir", expect="'output.dir' cannot vary per sweep point",
+                               scenario=scenario(sweep={"output.dir": ["a", "b"]})),
+    "sweep-unknown-key": case("a sweep over a key the scenario does not have", path="/sweep/worklaod.iterations",
+                              expect="unknown key 'worklaod' in a sweep path; did you mean 'workload'?",
+                              scenario=scenario(sweep={"worklaod.iterations": [1, 2]})),
     "sweep-bad-point": case("a sweep value that is bad in one point only", path="/workload/iterations",
                             expect="out of range", scenario=scenario(sweep={"workload.iterations": [2, 0]})),
     # --- the command line

@@ -6,6 +6,7 @@ the trace).
 
 Usage: test_sweeps.py TORSIM_BINARY  (run by CTest)
 """
+import json
 import os
 import subprocess
 
@@ -73,6 +74,27 @@ class Sweeps(Scratch):
             subprocess.run(["bash", script], env=dict(env, SLURM_ARRAY_TASK_ID=task), check=True, capture_output=True)
         subprocess.run(["bash", script, "merge"], env=env, check=True, capture_output=True)
         self.assert_same_outputs(self.run_into("single"), os.path.join(out, "merged"))
+
+
+# Random traffic: what each rank sends depends on the seed.
+RANDOM = {"machine": "hopper", "placement": {"nodes": 8},
+          "workload": {"name": "traffic", "pattern": "random_permutation", "size": "4KiB", "messages": 2}}
+
+
+class SeedSweep(Scratch):
+    def test_each_point_runs_with_its_own_seed(self):
+        # A sweep over seed gives each point what --set seed=N gives the same scenario alone.
+        sweep = self.write("sweep.json", dict(RANDOM, sweep={"seed": [1, 2, 3]}))
+        run("run", sweep, "--out", self.path("sweep"), "--quiet", check=True)
+        points = self.results(self.path("sweep"))["points"]
+        alone = self.write("alone.json", RANDOM)
+        for seed, point in zip((1, 2, 3), points):
+            out = self.path(f"seed{seed}")
+            run("run", alone, "--out", out, "--set", f"seed={seed}", "--quiet", check=True)
+            self.assertEqual(point["sweep"], {"seed": seed})
+            self.assertEqual(point["metrics"], self.results(out)["points"][0]["metrics"], f"seed {seed}")
+        self.assertGreater(len({json.dumps(p["metrics"], sort_keys=True) for p in points}), 1,
+                           "different seeds draw different permutations")
 
 
 if __name__ == "__main__":
