@@ -41,8 +41,16 @@ Json results_document(const Scenario& scenario, const Json& machine, const std::
 }
 
 namespace {
+// A value as text: a string as it is, anything else (a number, a list, an object) as compact JSON.
 std::string csv_cell(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 }  // namespace
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
 
 std::map<std::string, std::string> series_csvs(const Json& results) {
   std::map<std::string, std::string> files;
@@ -50,13 +58,13 @@ std::map<std::string, std::string> series_csvs(const Json& results) {
     for (const auto& [name, series] : point.at("series").items()) {
       std::string& text = files[name + ".csv"];
       if (text.empty()) {
-        for (const auto& [key, _] : point.at("sweep").items()) text += key + ",";
+        for (const auto& [key, _] : point.at("sweep").items()) text += csv_field(key) + ",";
         const auto& columns = series.at("columns");
-        for (std::size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + columns[c].get<std::string>();
+        for (std::size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + csv_field(columns[c].get<std::string>());
         text += "\n";
       }
       for (const auto& row : series.at("rows")) {
-        for (const auto& [_, value] : point.at("sweep").items()) text += csv_cell(value) + ",";
+        for (const auto& [_, value] : point.at("sweep").items()) text += csv_field(csv_cell(value)) + ",";
         for (std::size_t c = 0; c < row.size(); ++c) text += (c ? "," : "") + row[c].dump();
         text += "\n";
       }

@@ -4,6 +4,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "run/output_files.hpp"
@@ -23,8 +24,13 @@ Json results_document(const Scenario& scenario, const Json& machine, const std::
                       double wall_seconds);
 
 /// One CSV per series name (file name -> text) from a results document's points: the sweep
-/// values first, then the series' own columns, a row per series row, points in order.
+/// values first (a list or object value as compact JSON), then the series' own columns, a row
+/// per series row, points in order. Fields are quoted as RFC 4180 says.
 std::map<std::string, std::string> series_csvs(const Json& results);
+
+/// A CSV field: as it is, or in double quotes (inner quotes doubled) when it holds a comma, a
+/// quote or a line break.
+std::string csv_field(std::string_view text);
 
 /// links.csv: every link's busy time in each point (rows by point index, in the order given).
 std::string links_csv(const std::vector<CompletedPoint>& points, const Machine& machine);

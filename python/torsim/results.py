@@ -14,6 +14,11 @@ def _flatten(prefix, value, out):
     return out
 
 
+def _cell(value):
+    """A sweep value as a table cell: a list or object as its compact JSON text (torsim's CSVs)."""
+    return json.dumps(value, separators=(",", ":")) if isinstance(value, (list, dict)) else value
+
+
 class Results:
     """A run's outputs. `doc` is results.json as a dict; the properties are DataFrames."""
 
@@ -46,17 +51,21 @@ class Results:
         return sorted({name for p in self.points for name in p["series"]})
 
     def series(self, name):
-        """The series `name` of every point: its CSV when the run wrote one, else results.json."""
+        """The series `name` of every point: its CSV when the run wrote one, else results.json.
+        The sweep values come first; a list or object value is its compact JSON text, as in the CSV."""
         path = os.path.join(self.directory, f"{name}.csv")
         if os.path.exists(path):
-            return pd.read_csv(path)
+            return pd.read_csv(path, float_precision="round_trip")
+        return self._series_from_json(name)
+
+    def _series_from_json(self, name):
         frames = []
         for p in self.points:
             if name in p["series"]:
                 s = p["series"][name]
                 frame = pd.DataFrame(s["rows"], columns=s["columns"])
                 for key, value in reversed(list(p["sweep"].items())):
-                    frame.insert(0, key, value)
+                    frame.insert(0, key, [_cell(value)] * len(frame))
                 frames.append(frame)
         if not frames:
             raise KeyError(f"no series '{name}' in {self.directory} (series: {', '.join(self.series_names())})")

@@ -46,6 +46,18 @@ class Package(Scratch):
         with self.assertRaises(KeyError):
             results.series("nothing")
 
+    def test_list_valued_sweep_values_read_back_whole(self):
+        # A placement per point: the CSV quotes its JSON text, and results.json gives the same table.
+        scenario = dict(SWEEP, sweep={"placement": [{"node_list": [0, 2]}, {"node_list": [0, 40]}]}, output={})
+        out = self.path("out")
+        results = torsim.run(self.write("s.json", scenario), out=out)
+        latency = results.series("latency")
+        self.assertEqual(list(latency.columns), ["placement", "size_bytes", "latency_us", "bandwidth_MBps"])
+        self.assertEqual(list(latency["placement"]), ['{"node_list":[0,2]}'] * 2 + ['{"node_list":[0,40]}'] * 2)
+        self.assertEqual(latency.values.tolist(), results._series_from_json("latency").values.tolist())
+        without_csv = torsim.run(self.write("t.json", dict(scenario, output={"csv": False})), out=self.path("json"))
+        self.assertEqual(without_csv.series("latency").values.tolist(), latency.values.tolist())
+
     def test_bad_input_raises_with_the_exit_code(self):
         with self.assertRaises(torsim.TorsimError) as caught:
             torsim.run(self.write("s.json", dict(SWEEP, workload={"name": "pingpang"})), out=self.path("o"))

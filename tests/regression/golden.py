@@ -185,9 +185,41 @@ def run_torsim(torsim, scenario, root=ROOT, sets=()):
             raise GoldenError(f"torsim failed on {scenario} (exit {proc.returncode}):\n{proc.stderr}")
         try:
             with open(os.path.join(out, "results.json")) as f:
-                return json.load(f)
+                results = json.load(f)
         except (OSError, ValueError) as error:
             raise GoldenError(f"torsim wrote no readable results.json for {scenario}: {error}") from error
+        check_series_csvs(out, scenario)
+        return results
+
+
+def same_cell(a, b):
+    """A CSV cell read back against results.json's value (a list or object as its JSON text)."""
+    if isinstance(a, str) or isinstance(b, str):
+        return str(a) == str(b)
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def check_series_csvs(out, scenario):
+    """Every series CSV read back through the Python package (torsim.load(...).series(...)) is
+    the table results.json holds, cell for cell: quoting keeps list-valued sweep values whole."""
+    names = sorted(name[:-4] for name in os.listdir(out) if name.endswith(".csv") and name != "links.csv")
+    if not names:
+        return
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import torsim  # noqa: E402  (needs pandas; only when there are CSVs to read)
+    results = torsim.load(out)
+    for name in names:
+        from_csv, from_json = results.series(name), results._series_from_json(name)
+        if list(from_csv.columns) != list(from_json.columns) or from_csv.shape != from_json.shape:
+            raise GoldenError(f"{scenario}: {name}.csv reads back with columns {list(from_csv.columns)} and "
+                              f"shape {from_csv.shape}; results.json has {list(from_json.columns)}, {from_json.shape}")
+        for column in from_csv.columns:
+            for row, (a, b) in enumerate(zip(from_csv[column].tolist(), from_json[column].tolist())):
+                if not same_cell(a, b):
+                    raise GoldenError(f"{scenario}: {name}.csv row {row}, column {column}: "
+                                      f"{a!r} read back, {b!r} in results.json")
 
 
 def model_outputs(torsim, scenario, root=ROOT, sets=()):
