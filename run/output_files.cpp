@@ -1,5 +1,6 @@
 #include "run/output_files.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -200,16 +201,47 @@ void OutputDir::append(const std::string& name, std::string_view content) {
   writer.close();
 }
 
+namespace {
+
+// The files an earlier run listed in its manifest: plain names only, so that a manifest can
+// never name anything outside its directory.
+std::vector<std::string> manifest_names(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / kManifestName, ec)) return {};
+  const std::string text = read_text_file((dir / kManifestName).string(), Where((dir / kManifestName).string()));
+  std::vector<std::string> names;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string name = text.substr(at, end - at);
+    if (!name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos) names.push_back(name);
+    at = end + 1;
+  }
+  return names;
+}
+
+}  // namespace
+
+// Into a new directory: the staging directory is renamed. Into an existing one: the new files
+// are moved in, then the files of the earlier run that this one did not write are removed, so
+// the directory holds one run's files (and whatever else the user keeps there).
 void OutputDir::publish() {
   stage();
+  std::vector<std::string> names = staged_;
+  std::sort(names.begin(), names.end());
+  std::string manifest;
+  for (const auto& name : names) manifest += name + "\n";
+  write(std::string(kManifestName), manifest);
   std::error_code ec;
   if (!fs::exists(dir_, ec)) {
     fs::rename(staging_, dir_, ec);
   } else {
+    const auto earlier = manifest_names(dir_);
     for (const auto& name : staged_) {
       fs::rename(fs::path(staging_) / name, fs::path(dir_) / name, ec);
       if (ec) break;
     }
+    for (const auto& name : earlier)
+      if (!ec && std::find(staged_.begin(), staged_.end(), name) == staged_.end()) fs::remove(fs::path(dir_) / name, ec);
     if (!ec) fs::remove(staging_, ec);
   }
   if (ec) where_.fail("cannot move the results into " + dir_ + ": " + ec.message());

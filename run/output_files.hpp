@@ -61,7 +61,13 @@ class RemoveOnSignal {
   int slot_;
 };
 
-/// The output directory of a run, written all at once.
+/// The list of the files a run wrote into its output directory (one name a line), so that the
+/// next run into the same directory removes those it does not write again.
+inline constexpr std::string_view kManifestName = ".torsim-files";
+
+/// The output directory of a run, written all at once. It holds one run's files: publishing
+/// into a directory an earlier run wrote removes the earlier files this run does not replace
+/// (those its manifest lists; nothing else in the directory is touched).
 class OutputDir {
  public:
   /// `where` names what gave the directory: the scenario's /output/dir, or --out.
@@ -79,8 +85,8 @@ class OutputDir {
   /// Adds `content` to `name` in the staging directory, creating it on first use; keeps no file
   /// open between calls (a writer of many files in turns, a trace recording's ranks).
   void append(const std::string& name, std::string_view content);
-  /// Moves every staged file into the directory (creating it, or replacing files of the same
-  /// names in it).
+  /// Moves every staged file and the manifest into the directory (creating it, or replacing
+  /// the earlier run's files in it).
   void publish();
 
   const std::string& dir() const { return dir_; }

@@ -7,7 +7,7 @@ import json
 import os
 import unittest
 
-from harness import ROOT, SANITIZED, Scratch, run
+from harness import ROOT, SANITIZED, Scratch, read, run
 
 
 class InputErrors(Scratch):
@@ -74,6 +74,20 @@ class Runs(Scratch):
         self.assertIn("torsim_version", r)
         with open(os.path.join(out, "latency.csv")) as f:
             self.assertEqual(f.readline().strip(), "size_bytes,latency_us,bandwidth_MBps")
+
+    def test_a_reused_output_directory_holds_one_runs_files(self):
+        # links.csv, the trace and the CSVs of a first run do not stay beside a second run's
+        # results; a file of the user's own is left alone.
+        out = os.path.join(self.dir, "out")
+        path = self.write("s.json", dict(PINGPONG, output={"link_stats": True, "trace": {}}))
+        run("run", path, "--out", out, "--quiet", check=True)
+        self.assertEqual(sorted(os.listdir(out)), [".torsim-files", "latency.csv", "latency_breakdown.csv",
+                                                   "links.csv", "results.json", "trace.json"])
+        with open(os.path.join(out, "notes.txt"), "w") as f:
+            f.write("mine\n")
+        run("run", self.write("t.json", dict(PINGPONG, output={"csv": False})), "--out", out, "--quiet", check=True)
+        self.assertEqual(sorted(os.listdir(out)), [".torsim-files", "notes.txt", "results.json"])
+        self.assertEqual(read(os.path.join(out, ".torsim-files")), "results.json\n")
 
     def test_sweep_and_set(self):
         scenario = dict(PINGPONG, sweep={"machine.node.nic_latency": ["500ns", "1us"]})

@@ -40,7 +40,7 @@ class Sweeps(Scratch):
 
     def test_parallel_points_are_byte_identical_to_a_serial_run(self):
         serial = self.run_into("serial")
-        self.assertEqual(sorted(os.listdir(serial)), ["latency.csv", "latency_breakdown.csv", "links.csv", "results.json", "trace.json"])
+        self.assertEqual(sorted(os.listdir(serial)), [".torsim-files", "latency.csv", "latency_breakdown.csv", "links.csv", "results.json", "trace.json"])
         self.assertEqual(len(self.results(serial)["points"]), 6)
         self.assert_same_outputs(serial, self.run_into("parallel", "--jobs", "3"))
 
