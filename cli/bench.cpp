@@ -464,7 +464,7 @@ int command_bench(const std::vector<std::string>& args) {
     print_simgrid(r["packet_vs_simgrid"]);
   }
   if (o.markdown) print_performance_rows(r, o.command, std::cout << "\n");
-  if (!o.json_out.empty()) std::ofstream(o.json_out) << r.dump(2) << "\n";
+  if (!o.json_out.empty()) write_file_atomically(o.json_out, r.dump(2) + "\n", Where("command line", "--json " + o.json_out));
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "cli/cli.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -282,7 +284,7 @@ int command_reference(const std::vector<std::string>& args) {
     std::cout << text;
     return 0;
   }
-  std::ofstream(o.out, std::ios::binary) << text;
+  write_file_atomically(o.out, text, Where("command line", "--out " + o.out));
   return 0;
 }
 
@@ -294,6 +296,12 @@ std::vector<Command> builtin_commands() {
           {"reference", "print the scenario reference", command_reference},
           {"bench", "speed benchmark", command_bench},
           {"validate", "compare with the papers' claims", command_validate}};
+}
+
+// What a command printed must have reached its destination (a full disk behind a redirection).
+int checked_stdout(int status) {
+  if (!std::cout.flush()) throw InputError("standard output", "", "cannot write: " + std::string(std::strerror(errno)));
+  return status;
 }
 
 }  // namespace
@@ -316,9 +324,9 @@ int run_cli(const std::vector<std::string>& args) {
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     for (const auto& c : builtin_commands())
-      if (c.name == args[0]) return c.main(rest);
+      if (c.name == args[0]) return checked_stdout(c.main(rest));
     for (const auto& c : extra_commands())
-      if (c.name == args[0]) return c.main(rest);
+      if (c.name == args[0]) return checked_stdout(c.main(rest));
     throw UsageError("unknown command '" + args[0] + "' (try torsim --help)");
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";

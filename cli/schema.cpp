@@ -7,6 +7,7 @@
 
 #include "models/runtime/registry.hpp"
 #include "cli/reference.hpp"
+#include "run/output_files.hpp"
 #include "run/scenario.hpp"
 
 namespace torsim {
@@ -341,8 +342,7 @@ int command_schema(const std::vector<std::string>& args) {
     std::cout << text;
     return 0;
   }
-  std::ofstream file(out, std::ios::binary);
-  if (!(file << text)) throw InputError("command line", "--out " + out, "cannot write " + out);
+  write_file_atomically(out, text, Where("command line", "--out " + out));
   return 0;
 }
 

@@ -286,4 +286,10 @@ void AtomicFile::publish() {
   guard_.reset();
 }
 
+void write_file_atomically(const std::string& path, std::string_view text, const Where& where) {
+  AtomicFile file(path, where);
+  file.writer().write(text);
+  file.publish();
+}
+
 }  // namespace torsim

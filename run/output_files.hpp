@@ -125,4 +125,8 @@ class AtomicFile {
   bool published_ = false;
 };
 
+/// Writes a whole file through an AtomicFile: the file is complete, or (on any error, an
+/// InputError at `where`) unchanged.
+void write_file_atomically(const std::string& path, std::string_view text, const Where& where);
+
 }  // namespace torsim

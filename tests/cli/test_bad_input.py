@@ -114,6 +114,69 @@ class BadInput(Scratch):
         self.assertEqual(left, [], "the full disk holds nothing afterwards")
         self.assertEqual(os.listdir(self.tmp), [])
 
+    def writers(self, target):
+        """Every command that writes a file, writing into `target`: (option, command line)."""
+        scenario = self.write("s.json", PINGPONG)
+        return [("--out", ["reference", "--out", f"{target}/reference.md"]),
+                ("--out", ["schema", "--out", f"{target}/schema.json"]),
+                ("--report", ["validate", "--only", "K1", "--quick", "--no-plots", "--report", f"{target}/report"]),
+                ("--trace", ["run", scenario, "--out", self.out, "--quiet", "--trace", f"{target}/trace.json"])]
+
+    def expect_write_error(self, proc, option, args, reason):
+        target = args[args.index(option) + 1]
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn(f"error: command line: at {option} {target}: ", proc.stderr)
+        self.assertIn(reason, proc.stderr)
+
+    def test_every_command_write_that_fails(self):
+        # A file size limit makes every write fail with EFBIG, as a full disk would; nothing stays.
+        def limit():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+        written = self.path("written")
+        os.mkdir(written)
+        os.mkdir(os.path.join(written, "report"))
+        for option, args in self.writers(written):
+            with self.subTest(args[0]):
+                proc = run(*args, env=dict(os.environ, TMPDIR=self.tmp), preexec_fn=limit)
+                if args[0] == "run":  # results.json is larger than the limit too: the run fails first
+                    self.assertEqual(proc.returncode, 2, proc.stderr)
+                    self.assertIn("File too large", proc.stderr)
+                else:
+                    self.expect_write_error(proc, option, args, CASES["write-fails-any-command"]["expect"])
+                self.assertEqual(listing(written), ["report"], "nothing written")
+                self.assertFalse(os.path.exists(self.out))
+
+    def test_every_command_on_a_full_disk(self):
+        # A 64 KiB tmpfs filled to the last byte, in a mount namespace of its own.
+        if not shutil.which("unshare") or subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode:
+            self.skipTest("no user and mount namespaces here (unshare -rm): cannot mount a tmpfs")
+        disk = self.path("disk")
+        os.mkdir(disk)
+        for option, args in self.writers(disk):
+            with self.subTest(args[0]):
+                command = " ".join(f"'{a}'" for a in [harness.TORSIM, *args])
+                script = (f'mount -t tmpfs -o size=64k tmpfs "{disk}" || exit 99; mkdir "{disk}/report"; '
+                          f'cat /dev/zero > "{disk}/filler" 2>/dev/null; {command} 2>&1; echo "exit=$?"; ls -A "{disk}"')
+                proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True,
+                                      env=dict(os.environ, TMPDIR=self.tmp))
+                if proc.returncode == 99:
+                    self.skipTest("mounting a tmpfs is not permitted here")
+                lines = proc.stdout.splitlines()
+                status = lines.index(next(line for line in lines if line.startswith("exit=")))
+                self.assertEqual(lines[status], "exit=2", proc.stdout)
+                message = next(line for line in lines if line.startswith("error: "))
+                self.assertTrue(message.startswith(f"error: command line: at {option} "), message)
+                self.assertIn(CASES["disk-full-any-command"]["expect"], message)
+                self.assertEqual(lines[status + 1:], ["filler", "report"], "the full disk holds nothing new")
+
+    def test_standard_output_full(self):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([harness.TORSIM, "reference"], stdout=full, stderr=subprocess.PIPE, text=True)
+        c = CASES["stdout-full"]
+        self.assertEqual(proc.returncode, 2)
+        self.assertEqual(proc.stderr, f"error: {c['file']}: at {c['path']}: {c['expect']}\n")
+
     def test_run_killed_mid_way(self):
         # A long run with a trace: killed once its trace fragment is being written, it leaves no
         # output directory; SIGTERM and SIGINT also remove the fragment.
