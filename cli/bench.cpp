@@ -415,23 +415,16 @@ struct BenchOptions {
   std::string command = "build/torsim bench";  // as the --markdown rows quote it
 };
 
-BenchOptions parse_options(const std::vector<std::string>& args) {
+BenchOptions bench_options(const Args& args) {
   BenchOptions o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--json" && i + 1 < args.size()) {
-      o.json_out = args[++i];
-      continue;
-    }
-    if (arg == "--markdown") o.markdown = true;
-    else if (arg == "--quick") o.quick = true;
-    else if (arg == "--simgrid") o.simgrid = true;
-    else if (arg == "--nqueens") o.nqueens = true;
-    else if (arg == "--fft") o.fft = true;
-    else throw UsageError("bench takes [--quick] [--simgrid] [--nqueens] [--fft] [--markdown] [--json FILE], got '" + arg +
-                          "'");
-    if (arg != "--markdown") o.command += " " + arg;  // the options that choose what is measured
-  }
+  o.quick = args.given("--quick");
+  o.simgrid = args.given("--simgrid");
+  o.nqueens = args.given("--nqueens");
+  o.fft = args.given("--fft");
+  o.markdown = args.given("--markdown");
+  o.json_out = args.value("--json");
+  for (const auto& [name, _] : args.options())  // the options that choose what is measured, as given
+    if (name != "--markdown" && name != "--json") o.command += " " + name;
   return o;
 }
 
@@ -445,10 +438,8 @@ void measure_default_figures(bool quick, Json& r) {
   print_bench(r);
 }
 
-}  // namespace
-
-int command_bench(const std::vector<std::string>& args) {
-  const BenchOptions o = parse_options(args);
+int command_bench(const Args& args) {
+  const BenchOptions o = bench_options(args);
   Json r{{"quick", o.quick}};
   if (!o.simgrid && !o.nqueens && !o.fft) measure_default_figures(o.quick, r);
   if (o.nqueens) {
@@ -464,8 +455,26 @@ int command_bench(const std::vector<std::string>& args) {
     print_simgrid(r["packet_vs_simgrid"]);
   }
   if (o.markdown) print_performance_rows(r, o.command, std::cout << "\n");
-  if (!o.json_out.empty()) write_file_atomically(o.json_out, r.dump(2) + "\n", Where("command line", "--json " + o.json_out));
+  if (!o.json_out.empty()) write_file_atomically(o.json_out, r.dump(2) + "\n", args.where("--json"));
   return 0;
+}
+
+}  // namespace
+
+const CommandSpec& bench_command() {
+  static const CommandSpec spec{
+      "bench", "", 0, 0, "speed benchmark",
+      "Measures speed (the figures of docs/performance.md): kernel events/s, random 4 KiB messages/s on a\n"
+      "16x16x16 torus on each network model, bytes per idle rank, memory latency; or, with --simgrid,\n"
+      "--nqueens or --fft, those figures instead.",
+      {{"--quick", "", "reduced sizes (seconds, for tests)"},
+       {"--simgrid", "", "the same scenarios on the packet model and the SimGrid backend, side by side"},
+       {"--nqueens", "", "N-Queens at 15,360 cores on both Charm++ layers"},
+       {"--fft", "", "NAS FT class D at 16,384 cores in its three variants"},
+       {"--markdown", "", "also print the figures as rows of docs/performance.md's tables"},
+       {"--json", "FILE", "also write the figures as JSON"}},
+      command_bench};
+  return spec;
 }
 
 }  // namespace torsim

@@ -1,11 +1,10 @@
 // `torsim bench`: the shipped speed benchmark (figures recorded in docs/performance.md).
 #pragma once
 
-#include <string>
-#include <vector>
+#include "cli/options.hpp"
 
 namespace torsim {
 
-int command_bench(const std::vector<std::string>& args);
+const CommandSpec& bench_command();
 
 }  // namespace torsim

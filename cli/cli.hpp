@@ -1,5 +1,6 @@
 // The torsim command line. main() only calls run_cli(); errors become exit codes here:
-// 0 success, 1 internal error, 2 bad input or usage.
+// 0 success, 1 internal error, 2 bad input or usage. Each command declares its operands and
+// options once, in its CommandSpec (cli/options.hpp), and is listed in commands() (cli.cpp).
 #pragma once
 
 #include <string>
@@ -8,14 +9,5 @@
 namespace torsim {
 
 int run_cli(const std::vector<std::string>& args);
-
-/// A subcommand: name, one-line summary, and its entry point (arguments after the name).
-struct Command {
-  std::string name;
-  std::string summary;
-  int (*main)(const std::vector<std::string>& args);
-};
-/// Subcommands other modules add (validate, bench), listed in --help.
-std::vector<Command>& extra_commands();
 
 }  // namespace torsim

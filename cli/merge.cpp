@@ -119,30 +119,10 @@ void write_merged_trace(OutputDir& out, const std::vector<ShardOutput>& shards, 
   writer->close();
 }
 
-struct MergeOptions {
-  std::vector<std::string> dirs;
-  std::string out;
-  bool quiet = false;
-};
-
-MergeOptions parse_merge_options(const std::vector<std::string>& args) {
-  MergeOptions o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--out" && i + 1 < args.size()) o.out = args[++i];
-    else if (args[i] == "--quiet") o.quiet = true;
-    else if (args[i].rfind("--", 0) == 0) throw UsageError("merge: unknown option or missing value: " + args[i]);
-    else o.dirs.push_back(args[i]);
-  }
-  if (o.dirs.empty()) throw UsageError("merge takes the output directories of the shards");
-  return o;
-}
-
-}  // namespace
-
-int command_merge(const std::vector<std::string>& args) {
-  const MergeOptions o = parse_merge_options(args);
+int command_merge(const Args& args) {
+  const std::string out_option = args.value("--out");
   std::vector<ShardOutput> shards;
-  for (const auto& dir : o.dirs) shards.push_back(read_shard(dir));
+  for (const auto& dir : args.operands()) shards.push_back(read_shard(dir));
   const Json results = merged_results(shards);
   const Json& spec = results["scenario"]["spec"];
   const Where spec_where = Where(shards[0].file) / "scenario" / "spec" / "output";
@@ -151,8 +131,7 @@ int command_merge(const std::vector<std::string>& args) {
   const std::string default_dir = output.text("dir").empty()
                                       ? "results/" + results["scenario"]["name"].get<std::string>()
                                       : output.text("dir");
-  OutputDir out(o.out.empty() ? default_dir : o.out,
-                o.out.empty() ? spec_where / "dir" : Where("command line", "--out " + o.out));
+  OutputDir out(out_option.empty() ? default_dir : out_option, out_option.empty() ? spec_where / "dir" : args.where("--out"));
   if (output.boolean("csv"))
     for (const auto& [name, text] : series_csvs(results)) out.write(name, text);
   if (output.boolean("link_stats")) out.write("links.csv", merged_links(shards));
@@ -163,10 +142,23 @@ int command_merge(const std::vector<std::string>& args) {
   out.write("results.json", results.dump(2) + "\n");
   out.publish();
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
-  if (!o.quiet)
+  if (!args.given("--quiet"))
     std::cout << "merged " << shards.size() << " shards (" << results["points"].size() << " points) into "
               << out.dir() << "/results.json\n";
   return 0;
+}
+
+}  // namespace
+
+const CommandSpec& merge_command() {
+  static const CommandSpec spec{
+      "merge", "DIR...", 1, kAnyNumber, "merge the outputs of a run's shards",
+      "Combines the output directories of every shard of a run (torsim run --shard K/N) into the single\n"
+      "run's outputs, byte for byte but for the wall-clock figures.",
+      {{"--out", "DIR", "the output directory (default: the scenario's output.dir, else results/<scenario name>)"},
+       {"--quiet", "", "print nothing but errors and warnings"}},
+      command_merge};
+  return spec;
 }
 
 }  // namespace torsim

@@ -3,11 +3,10 @@
 // wall-clock figures), CSVs, links.csv and trace, byte for byte.
 #pragma once
 
-#include <string>
-#include <vector>
+#include "cli/options.hpp"
 
 namespace torsim {
 
-int command_merge(const std::vector<std::string>& args);
+const CommandSpec& merge_command();
 
 }  // namespace torsim

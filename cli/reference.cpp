@@ -1,5 +1,7 @@
 #include "cli/reference.hpp"
 
+#include <iostream>
+
 #include "models/apps/workload.hpp"
 #include "models/collectives/collectives.hpp"
 #include "models/network/network_model.hpp"
@@ -12,6 +14,7 @@
 #include "models/runtime/infiniband/mvapich2.hpp"
 #include "models/runtime/registry.hpp"
 #include "models/machine.hpp"
+#include "run/output_files.hpp"
 #include "run/scenario.hpp"
 #include "run/trace.hpp"
 
@@ -86,6 +89,30 @@ std::string scenario_reference() {
       "`--set machine.topology.dims.1.link_bandwidth=9.375GB/s` does the same.\n\n";
   for (const auto* t : all_param_tables()) out += table_markdown(*t);
   return out;
+}
+
+namespace {
+
+int command_reference(const Args& args) {
+  const std::string text = scenario_reference();
+  if (!args.given("--out")) {
+    std::cout << text;
+    return 0;
+  }
+  write_file_atomically(args.value("--out"), text, args.where("--out"));
+  return 0;
+}
+
+}  // namespace
+
+const CommandSpec& reference_command() {
+  static const CommandSpec spec{
+      "reference", "", 0, 0, "print the scenario reference",
+      "Prints the scenario reference (docs/scenario-reference.md): every parameter, its unit, default,\n"
+      "range and source, generated from the tables that parse scenario files.",
+      {{"--out", "FILE", "write it to FILE instead of the standard output"}},
+      command_reference};
+  return spec;
 }
 
 }  // namespace torsim

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/options.hpp"
 #include "sim/config/params.hpp"
 
 namespace torsim {
@@ -13,5 +14,8 @@ namespace torsim {
 std::vector<const ParamTable*> all_param_tables();
 /// The Markdown reference.
 std::string scenario_reference();
+
+/// `torsim reference`.
+const CommandSpec& reference_command();
 
 }  // namespace torsim

@@ -329,21 +329,28 @@ Json machine_schema() {
   return schema;
 }
 
-int command_schema(const std::vector<std::string>& args) {
-  std::string out;
-  bool machine = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
-    else if (args[i] == "--machine") machine = true;
-    else throw UsageError("schema takes [--machine] [--out FILE], got '" + args[i] + "'");
-  }
-  const std::string text = (machine ? machine_schema() : scenario_schema()).dump(2) + "\n";
-  if (out.empty()) {
+namespace {
+
+int command_schema(const Args& args) {
+  const std::string text = (args.given("--machine") ? machine_schema() : scenario_schema()).dump(2) + "\n";
+  if (!args.given("--out")) {
     std::cout << text;
     return 0;
   }
-  write_file_atomically(out, text, Where("command line", "--out " + out));
+  write_file_atomically(args.value("--out"), text, args.where("--out"));
   return 0;
+}
+
+}  // namespace
+
+const CommandSpec& schema_command() {
+  static const CommandSpec spec{
+      "schema", "", 0, 0, "print the JSON Schema of scenario files",
+      "Prints the JSON Schema (draft-07) of scenario files, or of machine presets, for editors and validators;\n"
+      "generated from the tables that parse them (docs/schema/).",
+      {{"--machine", "", "the schema of machine presets instead"}, {"--out", "FILE", "write it to FILE instead of the standard output"}},
+      command_schema};
+  return spec;
 }
 
 }  // namespace torsim

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/options.hpp"
 #include "sim/config/params.hpp"
 
 namespace torsim {
@@ -21,6 +22,7 @@ Json scenario_schema();
 /// The schema of machine presets (scenarios/machines/*.json) and inline machine objects.
 Json machine_schema();
 
-int command_schema(const std::vector<std::string>& args);
+/// `torsim schema`.
+const CommandSpec& schema_command();
 
 }  // namespace torsim

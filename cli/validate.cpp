@@ -50,36 +50,18 @@ void refuse_recording_a_what_if(const Options& o) {
     throw UsageError("validate: --check-status with --set: a what-if is not checked against the claims' statuses");
 }
 
-Options parse(const std::vector<std::string>& args) {
+Options parse(const Args& args) {
   Options o;
   const std::string project_registry = data_root() + "/validation/claims.json";
-  o.registry = project_registry;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    auto value = [&] {
-      if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
-      return args[++i];
-    };
-    if (args[i] == "--quick")
-      o.quick = true;
-    else if (args[i] == "--no-plots")
-      o.plots = false;
-    else if (args[i] == "--sensitivity")
-      o.sensitivity = true;
-    else if (args[i] == "--only")
-      o.only = claim_ids(value());
-    else if (args[i] == "--set")
-      o.what_if.push_back(value());
-    else if (args[i] == "--report")
-      o.report = value();
-    else if (args[i] == "--registry")
-      o.registry = value();
-    else if (args[i] == "--check-status")
-      o.check_status = value();
-    else if (args[i] == "--record-status")
-      o.record_status = value();
-    else
-      throw UsageError("validate: unknown argument '" + args[i] + "'");
-  }
+  o.registry = args.value("--registry", project_registry);
+  o.quick = args.given("--quick");
+  o.plots = !args.given("--no-plots");
+  o.sensitivity = args.given("--sensitivity");
+  if (args.given("--only")) o.only = claim_ids(args.value("--only"));
+  o.what_if = args.values("--set");
+  o.report = args.value("--report");
+  o.check_status = args.value("--check-status");
+  o.record_status = args.value("--record-status");
   if (o.report.empty()) o.report = default_report(o, project_registry);
   refuse_recording_a_what_if(o);
   return o;
@@ -117,9 +99,7 @@ void record(const std::string& path, const std::vector<ClaimResult>& results, bo
   file.publish();
 }
 
-}  // namespace
-
-int command_validate(const std::vector<std::string>& args) {
+int command_validate(const Args& args) {
   const Options o = parse(args);
   const auto claims = load_claims(o.registry);
   OutputDir out(o.report, Where("command line", "--report " + o.report));
@@ -138,6 +118,28 @@ int command_validate(const std::vector<std::string>& args) {
   std::cout << "wrote " << o.report << "/README.md and validation.json\n";
   if (!o.record_status.empty()) record(o.record_status, results, o.quick);
   return o.check_status.empty() ? 0 : check_against(o.check_status, results, o.quick);
+}
+
+}  // namespace
+
+const CommandSpec& validate_command() {
+  static const CommandSpec spec{
+      "validate", "", 0, 0, "compare with the papers' claims",
+      "Runs the scenarios of the registered claims, prints claim | paper | simulated | tolerance | status and\n"
+      "writes the report: a full run into docs/validation/; with --only, --quick or --set into\n"
+      "results/validation/ unless --report says where.",
+      {{"--only", "C1,K2", "only these claims"},
+       {"--quick", "", "the claims' reduced-scale variants (as CI runs them)"},
+       {"--report", "DIR", "the report's directory"},
+       {"--no-plots", "", "no plots in the report"},
+       {"--sensitivity", "", "each claim's listed parameters at 0.5x and 2x (claims marked 'always': every full run)"},
+       {"--set", "path=value", "a what-if on every claim's runs, reported as such and never recorded as a status",
+        true},
+       {"--check-status", "FILE", "exit 3 if a claim recorded as reproduced in FILE no longer is"},
+       {"--record-status", "FILE", "record each claim's status in FILE (validation/status.json)"},
+       {"--registry", "FILE", "a claims registry other than validation/claims.json"}},
+      command_validate};
+  return spec;
 }
 
 }  // namespace torsim

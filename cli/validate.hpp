@@ -3,11 +3,10 @@
 // or checks the statuses (validation/status.json).
 #pragma once
 
-#include <string>
-#include <vector>
+#include "cli/options.hpp"
 
 namespace torsim {
 
-int command_validate(const std::vector<std::string>& args);
+const CommandSpec& validate_command();
 
 }  // namespace torsim

@@ -5,6 +5,7 @@ Usage: test_cli.py TORSIM_BINARY  (run by CTest; plain unittest, no extra packag
 """
 import json
 import os
+import re
 import unittest
 
 from harness import ROOT, SANITIZED, Scratch, read, run
@@ -165,6 +166,22 @@ class Reference(unittest.TestCase):
         self.assertEqual(run("--help").returncode, 0)
         self.assertIn("torsim run FILE", run("--help").stdout)
         self.assertRegex(run("--version").stdout, r"^torsim \d+\.\d+\.\d+")
+
+    def test_every_command_prints_its_own_help(self):
+        # Each command of torsim --help answers --help (and torsim help CMD) with its usage and
+        # every option its synopsis lists, each explained on a line of its own.
+        synopses = re.findall(r"^  torsim (\S+)(.*)$", run("--help", check=True).stdout, re.M)
+        self.assertGreaterEqual({name for name, _ in synopses}, {"run", "merge", "describe", "reference", "schema",
+                                                                 "validate", "bench"})
+        for name, synopsis in synopses:
+            with self.subTest(name):
+                proc = run(name, "--help")
+                self.assertEqual((proc.returncode, proc.stderr), (0, ""))
+                self.assertTrue(proc.stdout.startswith(f"usage: torsim {name}"), proc.stdout)
+                self.assertEqual(run("help", name, check=True).stdout, proc.stdout)
+                for option in re.findall(r"\[(--[a-z-]+)", synopsis):
+                    self.assertRegex(proc.stdout, rf"\n  (-\w, )?{option}\b.* \w", f"{name} {option}")
+        self.assertEqual(run("frobnicate", "--help").returncode, 2)
 
 
 @unittest.skipIf(SANITIZED, "timing figures under sanitizers mean nothing (the bench runs in the normal build)")

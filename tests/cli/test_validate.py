@@ -45,7 +45,7 @@ class Validate(Scratch):
     def test_a_report_is_written_whole(self):
         report = self.path("report")
         run("validate", "--registry", self.registry(), "--report", report, "--no-plots", check=True)
-        self.assertEqual(sorted(os.listdir(report)), ["README.md", "validation.json"])
+        self.assertEqual(sorted(os.listdir(report)), [".torsim-files", "README.md", "validation.json"])
         with open(os.path.join(report, "validation.json")) as f:
             self.assertEqual(json.load(f)["claims"][0]["status"], "reproduced")
 

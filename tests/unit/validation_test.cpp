@@ -13,6 +13,15 @@ using namespace torsim::validation;
 
 namespace {
 
+// torsim validate ARGS, with its errors thrown rather than printed.
+int validate(const std::vector<std::string>& args) {
+  return validate_command().main(parse_args(validate_command(), args));
+}
+
+}  // namespace
+
+namespace {
+
 Curve curve(std::vector<double> x, std::vector<double> y) { return {std::move(x), std::move(y)}; }
 
 ClaimSpec gain_claim(double expected) {
@@ -219,7 +228,7 @@ TEST_CASE("validate --sensitivity re-evaluates a claim with each parameter halve
           "[validation][sensitivity]") {
   const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-test";
   const auto registry = sensitivity_registry(dir);
-  REQUIRE(command_validate({"--registry", registry.string(), "--report", (dir / "report").string(), "--no-plots",
+  REQUIRE(validate({"--registry", registry.string(), "--report", (dir / "report").string(), "--no-plots",
                             "--sensitivity"}) == 0);
   const Json doc = read_json_file((dir / "report" / "validation.json").string());
   const Json& claim = doc["claims"][0];
@@ -251,11 +260,11 @@ TEST_CASE("a claim marked 'always' has its sensitivity table in every full repor
   const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-always";
   const auto report = (dir / "report").string();
   const auto registry = sensitivity_registry(dir, R"(, "always": true)").string();
-  REQUIRE(command_validate({"--registry", registry, "--report", report, "--no-plots"}) == 0);
+  REQUIRE(validate({"--registry", registry, "--report", report, "--no-plots"}) == 0);
   CHECK(read_json_file(report + "/validation.json")["claims"][0]["sensitivity"]["rows"].size() == 2);
   CHECK_THAT(read_text(dir / "report" / "README.md"), Catch::Contains("| `runtimes.mpi.send_cpu` | 130ns |"));
   // A reduced-scale run leaves it out (CI's quick validation stays as fast), and says so.
-  REQUIRE(command_validate({"--registry", registry, "--report", report, "--no-plots", "--quick"}) == 0);
+  REQUIRE(validate({"--registry", registry, "--report", report, "--no-plots", "--quick"}) == 0);
   CHECK_FALSE(read_json_file(report + "/validation.json")["claims"][0].contains("sensitivity"));
   const std::string text = read_text(dir / "report" / "README.md");
   CHECK_THAT(text, Catch::Contains("Sensitivity: not computed in this report; `torsim validate --only T1 "
@@ -272,8 +281,7 @@ TEST_CASE("a sensitivity parameter missing from the machine is an error naming t
   text.replace(text.find("nic.registration_cpu"), 20, "nic.registration_cpuu");
   std::ofstream(registry) << text;
   try {
-    command_validate({"--registry", registry.string(), "--report", (dir / "report").string(), "--no-plots",
-                      "--sensitivity"});
+    validate({"--registry", registry.string(), "--report", (dir / "report").string(), "--no-plots", "--sensitivity"});
     FAIL("expected an InputError");
   } catch (const InputError& e) {
     CHECK(e.path() == "/claims/0/sensitivity/parameters/0");

@@ -1,0 +1,158 @@
+#include "cli/run_command.hpp"
+
+#include <iostream>
+
+#include "run/output.hpp"
+#include "run/progress.hpp"
+#include "run/runner.hpp"
+
+namespace torsim {
+
+namespace {
+
+struct RunArgs {
+  std::vector<std::string> sets;
+  std::string out;
+  bool quiet = false;
+  std::size_t jobs = 1;
+  Shard shard;
+  std::string trace;
+};
+
+std::size_t parse_jobs(const std::string& text) {
+  std::size_t used = 0;
+  unsigned long jobs = 0;
+  try {
+    jobs = std::stoul(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != text.size() || jobs < 1 || jobs > 4096 || text[0] == '-')
+    Where("command line", "--jobs " + text).fail("expected a number of sweep points to run at once, 1 to 4096");
+  return jobs;
+}
+
+RunArgs run_args(const Args& args) {
+  RunArgs o;
+  o.sets = args.values("--set");
+  o.out = args.value("--out");
+  o.quiet = args.given("--quiet");
+  if (args.given("--jobs")) o.jobs = parse_jobs(args.value("--jobs"));
+  if (args.given("--shard")) o.shard = parse_shard(args.value("--shard"));
+  o.trace = args.value("--trace");
+  return o;
+}
+
+// --out, else the scenario's output.dir, else results/<scenario name>; errors name whichever gave it.
+OutputDir output_dir(const Scenario& scenario, const RunArgs& o) {
+  if (!o.out.empty()) return OutputDir(o.out, Where("command line", "--out " + o.out));
+  const Where where = Where(scenario.file()) / "output";
+  const Json spec = scenario.doc().value("output", Json::object());  // the reader refers to it
+  const ParamReader output(spec, where, kOutputParams);
+  const std::string dir = output.text("dir");
+  return OutputDir(dir.empty() ? "results/" + scenario.name() : dir, where / "dir");
+}
+
+void say_trace_warnings(const TraceFragments& fragments, const TraceSettings& trace,
+                        std::vector<std::string>& warnings) {
+  for (const auto& [point, summary] : fragments.summaries)
+    if (!summary["stopped_at_us"].is_null())
+      warnings.push_back("the trace of sweep point " + std::to_string(point) + " stops at " +
+                         format_number(summary["stopped_at_us"].get<double>()) +
+                         " us of simulated time: it reached max_size (" + format_size(trace.max_size) +
+                         "); trace fewer ranks or a shorter window (output.trace.ranks, from, to), "
+                         "or raise output.trace.max_size");
+}
+
+// The trace goes into the output directory, or (--trace FILE) to a file of its own published with it.
+std::unique_ptr<AtomicFile> stage_trace(OutputDir& out, const ScenarioRun& run, const TraceSettings& trace,
+                                        std::vector<std::string>& warnings) {
+  std::unique_ptr<AtomicFile> own;
+  std::unique_ptr<FileWriter> staged;
+  FileWriter* writer = nullptr;
+  if (trace.file_from_command_line) {
+    own = std::make_unique<AtomicFile>(trace.file, Where("command line", "--trace " + trace.file));
+    writer = &own->writer();
+  } else {
+    staged = out.open(trace.file);
+    writer = staged.get();
+  }
+  const TraceFragments& fragments = *run.trace;
+  write_trace(
+      *writer, fragments.points(),
+      [&](std::size_t point) { return read_text_file(fragments.path(point), trace.where); }, trace.max_size, warnings);
+  say_trace_warnings(fragments, trace, warnings);
+  if (staged) staged->close();
+  return own;
+}
+
+RunOptions run_options(const RunArgs& o, const TraceSettings* trace, Progress& progress) {
+  RunOptions options;
+  options.jobs = o.jobs;
+  options.shard = o.shard;
+  options.trace = trace;
+  options.progress = [&progress](std::size_t i, std::size_t n, const Kernel& k) { progress.update(i, n, k); };
+  options.points_done = [&progress](std::size_t done, std::size_t n) { progress.points(done, n); };
+  return options;
+}
+
+Json shard_json(const RunArgs& o, const ScenarioRun& run) {
+  Json indices = Json::array();
+  for (const auto& p : run.points) indices.push_back(p.index);
+  return {{"index", o.shard.index}, {"count", o.shard.count}, {"points", indices}, {"total_points", run.total_points}};
+}
+
+int command_run(const Args& args) {
+  const RunArgs o = run_args(args);
+  const Scenario scenario(args.operands().front(), o.sets);
+  const Json output_spec = scenario.doc().value("output", Json::object());
+  const ParamReader output(output_spec, Where(scenario.file()) / "output", kOutputParams);
+  OutputDir out = output_dir(scenario, o);
+  const auto trace = trace_settings(output_spec, Where(scenario.file()) / "output", o.trace);
+  out.check_writable();
+  if (trace && trace->file_from_command_line) {
+    AtomicFile probe(trace->file, Where("command line", "--trace " + trace->file));  // fails now if unwritable
+  }
+  Progress progress(!o.quiet);
+  const auto run = run_scenario(scenario, run_options(o, trace ? &*trace : nullptr, progress));
+  progress.finish();
+  Json results = results_document(scenario, run.machine, run.points, run.wall_seconds);
+  if (!o.shard.whole()) results["shard"] = shard_json(o, run);
+  write_outputs(out, results, run.points, *run.first, output.boolean("csv"), output.boolean("link_stats"));
+  std::vector<std::string> warnings;
+  auto trace_file = trace ? stage_trace(out, run, *trace, warnings) : nullptr;
+  out.publish();
+  if (trace_file) trace_file->publish();
+  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+  if (!o.quiet) {
+    print_summary(std::cout, results);
+    std::cout << "\nwrote " << out.dir() << "/results.json (wall time " << format_number(run.wall_seconds) << " s)\n";
+    if (trace)
+      std::cout << "wrote the trace " << (trace->file_from_command_line ? trace->file : out.dir() + "/" + trace->file)
+                << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+const CommandSpec& run_command() {
+  static const CommandSpec spec{
+      "run",
+      "FILE",
+      1,
+      1,
+      "run a scenario",
+      "Runs the scenario FILE: every point of its sweep, each as its own simulation. Writes results.json and\n"
+      "one CSV per series into the output directory (--out, else the scenario's output.dir, else\n"
+      "results/<scenario name>), all at once when the run ends, and prints a summary.",
+      {{"--set", "path=value", "change a key of the scenario: a dotted path, and a JSON or unit value", true},
+       {"--out", "DIR", "the output directory"},
+       {"--quiet", "", "print nothing but errors and warnings"},
+       {"--jobs", "N", "sweep points run at once, each in a process of its own (1 to 4096)", false, "-j"},
+       {"--shard", "K/N", "only the points whose index is K modulo N (0 <= K < N: a Slurm array task)"},
+       {"--trace", "FILE", "also write a trace for ui.perfetto.dev (docs/traces.md)"}},
+      command_run};
+  return spec;
+}
+
+}  // namespace torsim
