@@ -10,11 +10,13 @@ namespace torsim {
 Simulation::Simulation(const Json& doc, const Where& where, std::uint64_t seed)
     : kernel_(std::make_unique<Kernel>()), machine_(parse_machine(doc.at("machine"), where / "machine")) {
   network_ = net::make_network_model(doc.value("network", Json::object()), where / "network", *kernel_, machine_);
-  auto placement = node::parse_placement(doc.value("placement", Json::object()), where / "placement", machine_);
-  job_ = std::make_unique<node::Job>(*kernel_, machine_, *network_, std::move(placement), seed);
-  layer_ = rt::make_messaging_layer(doc.value("runtime", Json::object()), where / "runtime", *job_);
   if (!doc.contains("workload")) where.fail("missing required key 'workload' (an object: {\"name\": ..., parameters})");
   workload_ = apps::make_workload(doc["workload"], where / "workload");
+  const Json placement_spec = doc.value("placement", Json::object());
+  auto placement = workload_->placement(placement_spec, where / "placement", machine_);
+  if (!placement) placement = node::parse_placement(placement_spec, where / "placement", machine_);
+  job_ = std::make_unique<node::Job>(*kernel_, machine_, *network_, std::move(*placement), seed);
+  layer_ = rt::make_messaging_layer(doc.value("runtime", Json::object()), where / "runtime", *job_);
   workload_->check(*job_, where / "workload");
 }
 
@@ -53,7 +55,11 @@ void Simulation::trace(const TraceSettings& settings, std::size_t point, const s
 
 Json point_result_json(const PointResult& r) {
   Json series = Json::array();
-  for (const auto& s : r.output.series) series.push_back({{"name", s.name}, {"columns", s.columns}, {"rows", s.rows}});
+  for (const auto& s : r.output.series) {
+    Json one = s.to_json();
+    one["name"] = s.name;
+    series.push_back(std::move(one));
+  }
   return {{"metrics", r.output.metrics}, {"series", series},        {"counters", r.counters},
           {"job", r.job},                {"simulated_time", r.simulated_time}, {"events", r.events},
           {"blocked_processes", r.blocked_processes}, {"link_busy", r.link_busy}, {"trace", r.trace}};
@@ -62,9 +68,7 @@ Json point_result_json(const PointResult& r) {
 PointResult point_result_from_json(const Json& j) {
   PointResult r;
   r.output.metrics = j.at("metrics");
-  for (const auto& s : j.at("series"))
-    r.output.series.push_back({s.at("name").get<std::string>(), s.at("columns").get<std::vector<std::string>>(),
-                               s.at("rows").get<std::vector<std::vector<double>>>()});
+  for (const auto& s : j.at("series")) r.output.series.push_back(Series::from_json(s.at("name").get<std::string>(), s));
   r.counters = j.at("counters");
   r.job = j.at("job");
   r.simulated_time = j.at("simulated_time").get<Time>();

@@ -18,6 +18,7 @@ extern const WorkloadEntry kDdtbenchWorkload;
 extern const WorkloadEntry kBisectionWorkload;
 extern const WorkloadEntry kFft3dWorkload;
 extern const WorkloadEntry kHaloExchangeWorkload;
+extern const WorkloadEntry kTraceWorkload;
 
 /// With "pairs": "all", rank i pairs with rank i + n/2: the job needs an even number of ranks.
 inline void check_pairs(const rt::Job& job, const Where& where) {

@@ -15,7 +15,7 @@ const std::vector<WorkloadEntry>& workloads() {
                                                   kFloodWorkload, kTrafficWorkload, kNQueensWorkload,
                                                   kNamdWorkload, kCollectiveWorkload, kBisectionWorkload,
                                                   kFft3dWorkload,
-                                                  kDdtbenchWorkload, kHaloExchangeWorkload};
+                                                  kDdtbenchWorkload, kHaloExchangeWorkload, kTraceWorkload};
   return entries;
 }
 

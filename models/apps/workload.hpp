@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,13 @@ class Workload {
   virtual void finish(RunOutput& out) const = 0;
   /// Ranks needed at least.
   virtual int minimum_ranks() const { return 1; }
+  /// Where the ranks run, for a workload that decides it (a trace replay: as many ranks as the
+  /// trace has, or where it says they ran); nullopt: the scenario's "placement" (`spec`), read
+  /// by rt::parse_placement as for every workload.
+  virtual std::optional<rt::Placement> placement(const Json& /*spec*/, const Where& /*where*/,
+                                                 const Machine& /*machine*/) const {
+    return std::nullopt;
+  }
 };
 
 struct WorkloadEntry {

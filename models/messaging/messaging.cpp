@@ -13,8 +13,12 @@ MessagingLayer::MessagingLayer(Job& job)
       running_handlers_(static_cast<std::size_t>(job.size()), false) {}
 
 namespace {
+bool tag_matches(Tag want, Tag got) {
+  if (want == got || want == kAnyTag) return true;
+  return want < kAnyTag && got >= 0 && got >> kTagContextShift == (want & INT32_MAX) >> kTagContextShift;
+}
 bool matches(Rank want_src, Tag want_tag, const Envelope& e) {
-  return (want_src == kAnySource || want_src == e.src) && (want_tag == kAnyTag || want_tag == e.tag);
+  return (want_src == kAnySource || want_src == e.src) && tag_matches(want_tag, e.tag);
 }
 }  // namespace
 

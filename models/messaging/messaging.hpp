@@ -71,6 +71,11 @@ class CollectiveAlgorithms {
 inline constexpr Tag kFirstCollectiveTag = 1 << 30;
 /// A tag bit asking for a persistent channel (pre-registered receive buffer, direct PUT).
 inline constexpr Tag kPersistent = 1 << 28;
+/// A tag's bits from kTagContextShift up name its context (an MPI communicator, in a trace
+/// replay: user tags are context << kTagContextShift | tag). A receive for any tag of one
+/// context, and of no other (collective tags included), asks for any_tag_in(context).
+inline constexpr int kTagContextShift = 20;
+inline constexpr Tag any_tag_in(int context) { return INT32_MIN | context << kTagContextShift; }
 
 class MessagingLayer {
  public:
@@ -84,8 +89,8 @@ class MessagingLayer {
 
   // --- Two-sided. isend returns once the caller's CPU has done its part (software overhead);
   // its request completes when the send buffer may be reused. irecv's request completes when
-  // a matching message (src or kAnySource, tag or kAnyTag) has arrived; receives match in
-  // posting order.
+  // a matching message (src or kAnySource, tag or kAnyTag or any_tag_in) has arrived;
+  // receives match in posting order.
   virtual Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) = 0;
   virtual Request irecv(Rank self, Rank src, Tag tag);
 

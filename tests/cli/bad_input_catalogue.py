@@ -14,10 +14,22 @@ say), and `special` (a test method of its own, for what needs more than a comman
 a killed run).
 """
 import copy
+import os
 import sys
 
 PINGPONG = {"machine": "hopper", "placement": {"node_list": [0, 2]},
             "workload": {"name": "pingpong", "sizes": [8, 4096], "iterations": 2}}
+
+
+# A trace the replay cases read (absolute: the scenario is written to a scratch directory).
+AMG = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "traces", "dumpi-amg27-hopper"))
+
+
+def replay(**changes):
+    """A replay of the AMG trace on Hopper, with top-level keys replaced."""
+    doc = {"machine": "hopper", "workload": {"name": "trace", "path": AMG}}
+    doc.update(changes)
+    return doc
 
 
 def scenario(**changes):
@@ -223,6 +235,28 @@ CASES = {
     "killed-mid-way": case("a run killed mid-way (SIGTERM, SIGINT, SIGKILL)", file="-", path="-",
                            expect="no results; SIGTERM and SIGINT also remove the trace's temporary files",
                            special="test_run_killed_mid_way"),
+    # --- trace replay (the workload's keys; the trace files' own errors are their readers')
+    "replay-unread-compute-scale": case("a replay's compute_scale without compute: compute_scale",
+                                        path="/workload/compute_scale", expect="compute_scale is read only with",
+                                        scenario=replay(workload={"name": "trace", "path": AMG, "compute_scale": 0.5})),
+    "replay-unread-flop-rate": case("a flop rate for a trace with recorded times", path="/workload/flop_rate",
+                                    expect="flop_rate is read only for time-independent traces",
+                                    scenario=replay(workload={"name": "trace", "path": AMG, "flop_rate": 1e9})),
+    "replay-unknown-format": case("an unknown trace format", path="/workload/format",
+                                  expect="unknown format 'otf'; valid values are: auto, ti, dumpi, otf2",
+                                  scenario=replay(workload={"name": "trace", "path": AMG, "format": "otf"})),
+    "replay-trace-beyond-machine": case("a trace with more ranks than the machine has cores", path="/workload/path",
+                                        expect="the trace has 27 ranks; machine 'clan-16' has 16 cores",
+                                        scenario=replay(machine={"preset": "clan-16", "node": {"cores": 1}})),
+    "replay-placement-too-small": case("a placement with fewer ranks than the trace", path="/placement",
+                                       expect="the placement gives 4 ranks; the trace has 27",
+                                       scenario=replay(placement={"nodes": 2, "ranks_per_node": 2})),
+    "replay-from-trace-and-more": case("a placement from the trace with other placement keys",
+                                       path="/placement/nodes", expect="\"from_trace\" places every rank",
+                                       scenario=replay(placement={"from_trace": True, "nodes": 2})),
+    "replay-from-trace-not-boolean": case("a placement from_trace that is not true or false",
+                                          path="/placement/from_trace", expect="expected true or false",
+                                          scenario=replay(placement={"from_trace": "yes"})),
     # --- merging shards
     "merge-missing-shard": case("torsim merge without every shard", file="command line", path="merge",
                                 expect="missing shard(s) 1", command="merge", special="test_merge_errors"),

@@ -1,0 +1,161 @@
+// The `trace` workload: replays a recorded MPI trace (DUMPI, OTF2 or SimGrid time-independent)
+// on the scenario's machine and messaging layer (models/apps/replay/engine.hpp) and reports the
+// replay against the recording: the time of the whole run and per call type, per rank.
+#include "models/apps/replay/replay.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "models/apps/micro.hpp"
+#include "models/apps/replay/engine.hpp"
+
+namespace torsim::apps {
+namespace {
+
+using namespace replay;
+
+constexpr ParamSpec kSpecs[] = {
+    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
+    {"path", ParamKind::text, kRequired, "", "", "",
+     "the trace: a time-independent index or action file, a DUMPI .meta (or .bin), an OTF2 anchor (traces.otf2), "
+     "or a folder holding one; a relative path is relative to the scenario file (on the command line: to the "
+     "current folder)",
+     "-"},
+    {"format", ParamKind::choice, "auto", "", "", "", "the trace's format; auto: detected from the path", "-",
+     "auto|ti|dumpi|otf2"},
+    {"compute", ParamKind::choice, "recorded", "", "", "",
+     "recorded: the gaps between calls (from the recorded wall times) and compute actions run on the rank's "
+     "core; none: no computation, communication only; compute_scale: recorded, times compute_scale",
+     "-", "recorded|none|compute_scale"},
+    {"compute_scale", ParamKind::number, "1", "", "0", "1000",
+     "with compute: compute_scale, the factor on every computation (0.5: a processor twice as fast)", "-"},
+    {"flop_rate", ParamKind::number, kUnset, "", "1", "1e18",
+     "flops per second of a compute action (time-independent traces); unset: the machine's compute.flop", "-"},
+};
+const ParamTable kParams{"workload (name: trace)",
+                         "Replays a recorded MPI trace and compares the replay with the recording (docs/replay.md).",
+                         kSpecs};
+
+// A relative path names a file beside the scenario that gave it.
+std::string resolve(const std::string& path, const Where& where) {
+  namespace fs = std::filesystem;
+  if (fs::path(path).is_absolute() || !fs::is_regular_file(where.file())) return path;
+  return (fs::path(where.file()).parent_path() / path).lexically_normal().string();
+}
+
+ReplaySettings::Compute compute_mode(const std::string& name) {
+  if (name == "none") return ReplaySettings::Compute::none;
+  if (name == "compute_scale") return ReplaySettings::Compute::scaled;
+  return ReplaySettings::Compute::recorded;
+}
+
+class TraceReplay final : public Workload {
+ public:
+  explicit TraceReplay(const ParamReader& r) : where_(r.where()) {
+    trace_ = open_trace(resolve(r.text("path"), r.where("path")), parse_format(r.text("format"), r.where("format")),
+                        r.where("path"));
+    settings_.compute = compute_mode(r.text("compute"));
+    settings_.scale = r.number("compute_scale");
+    if (r.has("compute_scale") && settings_.compute != ReplaySettings::Compute::scaled)
+      r.where("compute_scale").fail("compute_scale is read only with \"compute\": \"compute_scale\"");
+    if (r.has("flop_rate")) {
+      if (trace_->format() != Format::time_independent)
+        r.where("flop_rate")
+            .fail(
+                "flop_rate is read only for time-independent traces (their compute actions); this "
+                "trace is " +
+                std::string(format_name(trace_->format())));
+      settings_.flop_time = 1e12 / r.number("flop_rate");
+    }
+  }
+
+  std::optional<rt::Placement> placement(const Json& spec, const Where& where, const Machine& machine) const override {
+    return trace_placement(*trace_, spec, where, where_ / "path", machine);
+  }
+
+  void check(const rt::Job& job, const Where& where) const override {
+    Workload::check(job, where);
+    if (trace_->format() == Format::time_independent && settings_.flop_time == 0) {
+      const Time flop = job.machine.compute_cost("flop", where / "flop_rate");
+      settings_.flop_time = static_cast<double>(flop);
+    }
+  }
+
+  void start(rt::MessagingLayer& layer) override {
+    replayer_ = std::make_unique<Replayer>(*trace_, settings_, layer);
+    replayer_->start();
+  }
+
+  void finish(RunOutput& out) const override {
+    write_metrics(out);
+    write_calls(out);
+    write_ranks(out);
+  }
+
+ private:
+  bool timed() const { return trace_->format() != Format::time_independent; }
+
+  void write_metrics(RunOutput& out) const {
+    Time recorded = 0, simulated = 0;
+    std::int64_t calls = 0;
+    for (const RankSummary& s : replayer_->ranks()) {
+      calls += s.calls;
+      if (s.calls == 0) continue;
+      simulated = std::max(simulated, s.simulated_last - s.simulated_first);
+      if (s.recorded_first != kNoTime && s.recorded_last != kNoTime)
+        recorded = std::max(recorded, s.recorded_last - s.recorded_first);
+    }
+    if (timed()) out.metrics["recorded_us"] = microseconds(recorded);
+    out.metrics["simulated_us"] = microseconds(simulated);
+    out.metrics["ranks"] = trace_->ranks();
+    out.metrics["calls"] = static_cast<double>(calls);
+    const ReplayCounts& counts = replayer_->counts();
+    out.metrics["unsupported_calls"] = static_cast<double>(counts.unsupported);
+    out.metrics["unresolved_calls"] = static_cast<double>(counts.unresolved);
+    out.metrics["unknown_requests"] = static_cast<double>(counts.unknown_requests);
+    out.metrics["shared_contexts"] = static_cast<double>(replayer_->communicators().shared_contexts());
+  }
+
+  void write_calls(RunOutput& out) const {
+    Series& s = out.add_series(
+        "calls", {"count", "recorded_total_us", "simulated_total_us", "recorded_median_us", "simulated_median_us"});
+    s.label_column = "call";
+    for (int t = 0; t < kCallTypes; ++t) {
+      const CallTypeStats& c = replayer_->calls().of(static_cast<CallType>(t));
+      if (c.count == 0) continue;
+      s.add(std::string(call_type_name(static_cast<CallType>(t))),
+            {static_cast<double>(c.count), microseconds(c.recorded_total), microseconds(c.simulated_total),
+             microseconds(c.recorded.median()), microseconds(c.simulated.median())});
+    }
+  }
+
+  void write_ranks(RunOutput& out) const {
+    Series& s =
+        out.add_series("ranks", {"rank", "calls", "recorded_start_us", "simulated_start_us", "recorded_us",
+                                 "simulated_us", "recorded_in_calls_us", "simulated_in_calls_us", "compute_us"});
+    const auto& ranks = replayer_->ranks();
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      const RankSummary& x = ranks[r];
+      const Time recorded =
+          x.recorded_first != kNoTime && x.recorded_last != kNoTime ? x.recorded_last - x.recorded_first : 0;
+      const Time simulated = x.calls > 0 ? x.simulated_last - x.simulated_first : 0;
+      s.add({static_cast<double>(r), static_cast<double>(x.calls),
+             microseconds(x.recorded_first == kNoTime ? 0 : x.recorded_first),
+             microseconds(std::max<Time>(x.simulated_first, 0)), microseconds(recorded), microseconds(simulated),
+             microseconds(x.recorded_in_calls), microseconds(x.simulated_in_calls), microseconds(x.compute)});
+    }
+  }
+
+  Where where_;
+  std::unique_ptr<Trace> trace_;
+  mutable ReplaySettings settings_;  // the flop time is the machine's, found in check()
+  std::unique_ptr<Replayer> replayer_;
+};
+
+}  // namespace
+
+const WorkloadEntry kTraceWorkload{"trace", "replays a recorded MPI trace (DUMPI, OTF2, SimGrid time-independent)",
+                                   &kParams, &make_from<TraceReplay>};
+
+}  // namespace torsim::apps
