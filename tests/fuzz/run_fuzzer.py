@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Runs one libFuzzer target for a fixed number of inputs (CTest `fuzz:*`, `make sanitize`).
 
-  run_fuzzer.py FUZZER --target scenario|units --runs N --work DIR [--seed S] [--max-seconds T]
+  run_fuzzer.py FUZZER --target scenario|units|dumpi|ti --runs N --work DIR [--seed S] [--max-seconds T]
 
 It stops after N inputs, or after T seconds on a machine too slow to try N within CI's budget
 (then fewer inputs, from the same seed).
 
 Seeds: every shipped scenario and machine preset (scenarios/**/*.json), found anew on each run;
-for the units parser, every quantity string they contain. The scenario fuzzer also gets a
+for the units parser, every quantity string they contain; for the trace readers, the shipped
+traces of their format (tests/data/traces/: DUMPI's test trace, SimGrid's action files). The scenario fuzzer also gets a
 dictionary of every key of the parameter tables (from `torsim schema`, when the torsim binary
 is beside the fuzzer). The corpus grows in WORK/corpus (never in the source tree); a crash is
 written to WORK/ and reported with what to do with it: add it under tests/fuzz/regressions/ and
@@ -56,6 +57,19 @@ def unit_seeds(directory):
     return [directory]
 
 
+def trace_seeds(target, directory):
+    """The shipped traces of the reader's format: DUMPI rank files, time-independent action files."""
+    os.makedirs(directory, exist_ok=True)
+    traces = os.path.join(ROOT, "tests", "data", "traces")
+    for folder in sorted(os.listdir(traces)):
+        if not folder.startswith("dumpi-testtrace" if target == "dumpi" else "ti-"):
+            continue
+        for name in sorted(os.listdir(os.path.join(traces, folder))):
+            if name.endswith(".bin" if target == "dumpi" else ".txt"):
+                shutil.copy(os.path.join(traces, folder, name), directory)
+    return [directory]
+
+
 def keys_in(schema, out):
     if isinstance(schema, dict):
         for key, value in schema.get("properties", {}).items():
@@ -83,7 +97,7 @@ def dictionary(fuzzer, path):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("fuzzer")
-    parser.add_argument("--target", choices=("scenario", "units"), required=True)
+    parser.add_argument("--target", choices=("scenario", "units", "dumpi", "ti"), required=True)
     parser.add_argument("--runs", type=int, required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--seed", type=int, default=1)
@@ -95,8 +109,12 @@ def main():
     if args.target == "scenario":
         seeds = [os.path.join(ROOT, "scenarios"), os.path.join(ROOT, "tests", "fuzz", "regressions", "scenario")]
         extra = dictionary(os.path.realpath(args.fuzzer), os.path.join(args.work, "keys.dict"))
-    else:
+    elif args.target == "units":
         seeds = unit_seeds(os.path.join(args.work, "seeds")) + [os.path.join(ROOT, "tests", "fuzz", "regressions", "units")]
+        extra = []
+    else:
+        seeds = trace_seeds(args.target, os.path.join(args.work, "seeds")) + [
+            os.path.join(ROOT, "tests", "fuzz", "regressions", args.target)]
         extra = []
     command = [args.fuzzer, f"-runs={args.runs}", f"-seed={args.seed}", f"-max_total_time={args.max_seconds}", "-max_len=8192", "-timeout=60",
                "-rss_limit_mb=3072", "-print_final_stats=1", f"-artifact_prefix={args.work}/", *extra, corpus, *seeds]

@@ -4,10 +4,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/config/units.hpp"
+#include <unistd.h>
+#include <fstream>
+
+#include "models/apps/replay/trace.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 #include "run/trace.hpp"
+#include "sim/config/units.hpp"
 
 namespace torsim::fuzz {
 
@@ -52,7 +56,7 @@ void parse_units(std::string_view text) {
       if (!value) continue;
       if (*value < 0) bug("a negative quantity");
       // Formatting keeps three decimals of the unit it picks: parsing it back is within 0.05 %.
-      const std::string formatted = q == Quantity::size ? format_size(*value)
+      const std::string formatted = q == Quantity::size   ? format_size(*value)
                                     : q == Quantity::rate ? format_rate(*value)
                                                           : format_time(*value);
       const auto again = parse_quantity(formatted, q, "");
@@ -62,5 +66,43 @@ void parse_units(std::string_view text) {
     }
   }
 }
+
+namespace {
+
+// The readers map files: the input goes into a file of this process's own.
+std::string input_file(std::string_view content, const char* suffix) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/torsim-fuzz-" + std::to_string(::getpid()) + suffix;
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(content.data(), static_cast<std::streamsize>(content.size()));
+  return path;
+}
+
+void read_trace(std::string_view content, const char* suffix, replay::Format format) {
+  const std::string path = input_file(content, suffix);
+  try {
+    const auto trace = replay::open_trace(path, format, Where("fuzz"));
+    replay::Call call;
+    for (std::int32_t r = 0; r < trace->ranks(); ++r) {
+      auto cursor = trace->cursor(r);
+      while (cursor->next(call)) {
+        if (call.bytes < 0 && call.type != replay::CallType::other) bug("a negative size decoded");
+      }
+    }
+  } catch (const InputError&) {
+    // Bad input, reported as it should be.
+  } catch (const std::exception& e) {
+    std::remove(path.c_str());
+    bug(std::string("an exception other than an input error: ") + e.what());
+  }
+  std::remove(path.c_str());
+}
+
+}  // namespace
+
+void read_dumpi(std::string_view bytes) { read_trace(bytes, ".bin", replay::Format::dumpi); }
+
+void read_ti(std::string_view text) { read_trace(text, ".txt", replay::Format::time_independent); }
 
 }  // namespace torsim::fuzz

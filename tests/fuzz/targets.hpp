@@ -18,4 +18,10 @@ void load_scenario(std::string_view text);
 /// checks what it gets: a value >= 0 that formats and parses back within the format's rounding.
 void parse_units(std::string_view text);
 
+/// Reads `bytes` as a DUMPI rank file (a one-rank trace), every record decoded into calls.
+void read_dumpi(std::string_view bytes);
+
+/// Reads `text` as a time-independent action file (every rank in one file), every call decoded.
+void read_ti(std::string_view text);
+
 }  // namespace torsim::fuzz

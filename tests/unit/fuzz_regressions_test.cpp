@@ -42,3 +42,17 @@ TEST_CASE("fuzz regressions: units parser") {
     torsim::fuzz::parse_units(content(file));
   }
 }
+
+TEST_CASE("fuzz regressions: DUMPI reader") {
+  for (const auto& file : regressions("dumpi")) {
+    std::fprintf(stderr, "replaying %s\n", file.c_str());
+    torsim::fuzz::read_dumpi(content(file));
+  }
+}
+
+TEST_CASE("fuzz regressions: time-independent reader") {
+  for (const auto& file : regressions("ti")) {
+    std::fprintf(stderr, "replaying %s\n", file.c_str());
+    torsim::fuzz::read_ti(content(file));
+  }
+}

@@ -512,13 +512,14 @@ std::string rank_file(const std::string& dir, const std::string& prefix, std::in
 
 DumpiTrace::DumpiTrace(const std::string& path, const Where& where) : Trace(Format::dumpi, path) {
   namespace fs = std::filesystem;
+  std::error_code ec;  // queries that cannot throw: a trace names any path
   std::string meta = path;
   if (path.ends_with(".bin")) {
     // A rank's file: its run's .meta is PREFIX.meta beside PREFIX-NNNN.bin.
     const std::string stem = fs::path(path).stem().string();
     const std::size_t dash = stem.rfind('-');
     meta = (fs::path(path).parent_path() / (stem.substr(0, dash) + ".meta")).string();
-    if (dash == std::string::npos || !fs::exists(meta)) {
+    if (dash == std::string::npos || !fs::exists(meta, ec)) {
       open_rank(0, path, true);
       define_world(1);
       return;
@@ -531,7 +532,7 @@ DumpiTrace::DumpiTrace(const std::string& path, const Where& where) : Trace(Form
   const std::string dir = fs::path(meta).parent_path().string();
   for (std::int32_t r = 0; r < ranks; ++r) {
     const std::string file = rank_file(dir, prefix, r);
-    if (!fs::exists(file))
+    if (!fs::exists(file, ec))
       throw InputError(meta, "numprocs",
                        "the trace file of rank " + std::to_string(r) + ", " + file + ", does not exist (the run had " +
                            std::to_string(ranks) + " ranks)");
@@ -556,9 +557,10 @@ void DumpiTrace::read_meta(const std::string& meta, std::string& prefix, std::in
     if (key == "fileprefix") prefix = value;
     if (key == "numprocs") {
       const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ranks);
-      if (error != std::errc() || end != value.data() + value.size() || ranks < 1)
+      if (error != std::errc() || end != value.data() + value.size() || ranks < 1 || ranks > kMaxRanks)
         throw InputError(meta, "line " + std::to_string(line),
-                         "numprocs must be a number of ranks (1 or more), got '" + std::string(value) + "'");
+                         "numprocs must be a number of ranks (1 to " + std::to_string(kMaxRanks) + "), got '" +
+                             std::string(value) + "'");
     }
   }
   if (prefix.empty() || ranks < 1)

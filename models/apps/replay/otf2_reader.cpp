@@ -152,7 +152,8 @@ class Otf2Trace : public Trace {
 Otf2Trace::Otf2Trace(const std::string& anchor, const Where& where) : Trace(Format::otf2, anchor) {
   offset_unit_ = OffsetUnit::event;
   local_handles_ = false;
-  if (!std::filesystem::is_regular_file(anchor)) fail("cannot read the OTF2 anchor file: it does not exist");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(anchor, ec)) fail("cannot read the OTF2 anchor file: it does not exist");
   read_definitions();
   define_ranks(where);
   define_comms();
@@ -278,7 +279,8 @@ OTF2_EvtReader* Otf2Trace::acquire(std::int32_t r, Slot*& slot) const {
   const OTF2_LocationRef location = rank_locations_[index];
   // Mapping tables from local to global ids live in the local definitions: read them first.
   if (!slot->local_definitions_read[index]) {
-    const bool exists = std::filesystem::exists(std::filesystem::path(rank(r).file).replace_extension(".def"));
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(std::filesystem::path(rank(r).file).replace_extension(".def"), ec);
     if (OTF2_DefReader* local = exists ? OTF2_Reader_GetDefReader(slot->reader, location) : nullptr) {
       uint64_t read = 0;
       OTF2_Reader_ReadAllLocalDefinitions(slot->reader, local, &read);

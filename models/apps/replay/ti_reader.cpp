@@ -226,7 +226,8 @@ std::string resolve(const std::string& index, std::string_view listed) {
   const fs::path path(listed);
   if (path.is_absolute()) return path.string();
   const fs::path beside = fs::path(index).parent_path() / path;
-  if (fs::exists(beside) || !fs::exists(path)) return beside.lexically_normal().string();
+  std::error_code ec;  // a listed path may be anything: too long, unreadable
+  if (fs::exists(beside, ec) || !fs::exists(path, ec)) return beside.lexically_normal().string();
   return path.string();
 }
 
@@ -252,11 +253,15 @@ void TiTrace::read_index(const std::string& index, const MappedFile& text) {
     ++line_number;
     if (line.empty() || line.front() == '#') continue;
     const std::string file = resolve(index, line);
-    if (!std::filesystem::is_regular_file(file))
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec))
       throw InputError(
           index, "line " + std::to_string(line_number),
           "the rank file " + file + " listed for rank " + std::to_string(files.size()) + " does not exist");
     files.push_back(file);
+    if (files.size() > static_cast<std::size_t>(kMaxRanks))
+      throw InputError(index, "line " + std::to_string(line_number),
+                       "the index lists more than " + std::to_string(kMaxRanks) + " rank files");
   }
   if (files.empty()) throw InputError(index, "", "the index lists no trace file");
   if (files.size() == 1) return open_shared(files.front());
@@ -278,10 +283,10 @@ void TiTrace::open_shared(const std::string& file) {
     ++line_number;
     if (line.empty() || line.front() == '#') continue;
     std::int64_t rank = -1;
-    if (!parse_int(first_token(line), rank) || rank < 0 || rank > std::numeric_limits<std::int32_t>::max() - 1)
-      throw InputError(
-          file, "line " + std::to_string(line_number),
-          "expected a rank number (0 or more) at the start of the line, got '" + std::string(first_token(line)) + "'");
+    if (!parse_int(first_token(line), rank) || rank < 0 || rank >= kMaxRanks)
+      throw InputError(file, "line " + std::to_string(line_number),
+                       "expected a rank number (0 to " + std::to_string(kMaxRanks - 1) +
+                           ") at the start of the line, got '" + std::string(first_token(line)) + "'");
     if (rank >= static_cast<std::int64_t>(seen.size())) seen.resize(static_cast<std::size_t>(rank) + 1);
     seen[static_cast<std::size_t>(rank)] = true;
     highest = std::max(highest, rank);

@@ -39,9 +39,10 @@ bool ends_with(const std::string& text, std::string_view suffix) { return text.e
 // A directory holds an OTF2 archive (traces.otf2) or one DUMPI run (one .meta).
 std::string trace_in_directory(const std::string& dir, const Where& where) {
   namespace fs = std::filesystem;
-  if (fs::exists(fs::path(dir) / "traces.otf2")) return (fs::path(dir) / "traces.otf2").string();
+  std::error_code ec;
+  if (fs::exists(fs::path(dir) / "traces.otf2", ec)) return (fs::path(dir) / "traces.otf2").string();
   std::vector<std::string> metas;
-  for (const auto& entry : fs::directory_iterator(dir))
+  for (const auto& entry : fs::directory_iterator(dir, ec))
     if (entry.path().extension() == ".meta") metas.push_back(entry.path().string());
   if (metas.size() == 1) return metas.front();
   where.fail("no trace found in the directory " + dir + (metas.empty() ? "" : " (it holds several DUMPI .meta files)") +
@@ -100,7 +101,8 @@ Where Trace::locate(std::int32_t r, const Call& call) const {
 }
 
 Format detect_format(const std::string& path, const Where& where) {
-  if (std::filesystem::is_directory(path)) return detect_format(trace_in_directory(path, where), where);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return detect_format(trace_in_directory(path, where), where);
   if (ends_with(path, ".otf2")) return Format::otf2;
   if (ends_with(path, ".meta") || ends_with(path, ".bin")) return Format::dumpi;
   std::ifstream in(path, std::ios::binary);
@@ -116,7 +118,8 @@ Format detect_format(const std::string& path, const Where& where) {
 
 std::unique_ptr<Trace> open_trace(const std::string& path, Format format, const Where& where) {
   std::string file = path;
-  if (std::filesystem::is_directory(path)) file = trace_in_directory(path, where);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) file = trace_in_directory(path, where);
   if (format == Format::automatic) format = detect_format(file, where);
   switch (format) {
     case Format::time_independent:

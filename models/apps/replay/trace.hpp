@@ -56,6 +56,9 @@ inline constexpr std::int32_t kAnyTag = -2;     // MPI_ANY_TAG
 inline constexpr std::int32_t kProcNull = -3;   // MPI_PROC_NULL
 inline constexpr std::int32_t kRootSelf = -4;   // MPI_ROOT (intercommunicators)
 inline constexpr Time kNoTime = INT64_MIN;      // the format records no time
+/// The most ranks a trace may have (a larger rank number is corrupt input, not a trace to
+/// allocate for). An assumption: 16 times Sequoia's 1,572,864 cores, rounded up to 2^25.
+inline constexpr std::int32_t kMaxRanks = 1 << 25;
 /// Communicator ids every trace has (see Trace::communicators()).
 inline constexpr std::int32_t kCommWorld = 0;
 inline constexpr std::int32_t kCommSelf = 1;
