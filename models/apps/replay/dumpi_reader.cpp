@@ -480,7 +480,6 @@ class DumpiCursor : public RankCursor {
   void matched_status(Call& call) const;
 
   const DumpiTrace& trace_;
-  std::int32_t rank_;
   dumpi::File file_;
   dumpi::File::Stream stream_;
   Record record_;
@@ -594,7 +593,7 @@ void DumpiTrace::open_rank(std::int32_t r, const std::string& file, bool first) 
 // ---- the cursor
 
 DumpiCursor::DumpiCursor(const DumpiTrace& trace, std::int32_t rank)
-    : trace_(trace), rank_(rank), file_(trace.rank(rank).file), stream_(file_) {}
+    : trace_(trace), file_(trace.rank(rank).file), stream_(file_) {}
 
 void DumpiCursor::fail(const std::string& message) const {
   file_.fail(record_.offset, static_cast<std::int64_t>(record_.index),
