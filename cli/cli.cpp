@@ -10,6 +10,7 @@
 #include "cli/reference.hpp"
 #include "cli/run_command.hpp"
 #include "cli/schema.hpp"
+#include "cli/trace_info.hpp"
 #include "cli/validate.hpp"
 
 namespace torsim {
@@ -18,8 +19,8 @@ namespace {
 
 // Every command, in the order torsim --help lists them.
 std::vector<const CommandSpec*> commands() {
-  return {&run_command(),    &merge_command(),    &describe_command(), &reference_command(),
-          &schema_command(), &validate_command(), &bench_command()};
+  return {&run_command(),       &merge_command(),  &describe_command(), &trace_info_command(),
+          &reference_command(), &schema_command(), &validate_command(), &bench_command()};
 }
 
 std::string overview() {

@@ -10,11 +10,13 @@ docs/bad-input.md (a test checks it is current).
 Fields of a case: `what` (the class, for the table), `scenario` (a dict, or JSON text as a
 string), `args` (more arguments; "{dir}" is the test's scratch directory, "{out}" the output
 directory, given as --out unless `out` is False), `command` ("run" by default), `file`, `path` and `expect` (what the message must
-say), and `special` (a test method of its own, for what needs more than a command: a full disk,
-a killed run).
+say), `files` (a function writing the case's input files, traces, into the scratch directory) and
+`special` (a test method of its own, for what needs more than a command: a full disk, a killed
+run).
 """
 import copy
 import os
+import shutil
 import sys
 
 PINGPONG = {"machine": "hopper", "placement": {"node_list": [0, 2]},
@@ -42,6 +44,57 @@ def scenario(**changes):
             at = at.setdefault(part, {})
         at[parts[-1]] = value
     return doc
+
+
+TRACES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "traces")
+DUMPI = os.path.join(TRACES, "dumpi-testtrace")
+
+
+def text_files(**files):
+    """Trace files written into the scratch directory before the command runs."""
+    def make(directory):
+        for name, text in files.items():
+            with open(os.path.join(directory, name), "w") as f:
+                f.write(text)
+    return make
+
+
+def dumpi_rank0():
+    with open(os.path.join(DUMPI, "testtrace-0000.bin"), "rb") as f:
+        return f.read()
+
+
+# Rank 0's MPI_Isend (record 4): count 1, MPI_INT (9), to rank 1, tag 1337, on the world; its
+# record starts 29 bytes before the count (label, mask, thread, CPU and wall clocks).
+ISEND = b"\x00\x00\x00\x01\x00\x09\x00\x00\x00\x01\x00\x00\x05\x39\x00\x02"
+ISEND_AT = dumpi_rank0().find(ISEND)
+# Rank 0's MPI_Barrier (record 3) on MPI_COMM_WORLD (2), just before the Isend's label 8.
+BARRIER_COMM_AT = dumpi_rank0().rfind(b"\x00\x02\x00\x08", 0, ISEND_AT)
+
+
+def dumpi_files(change=None, drop=None):
+    """sst-dumpi's 4-rank test trace in the scratch directory, rank 0's file changed by `change`
+    (bytes -> bytes), the rank file `drop` left out."""
+    def make(directory):  # the cases share one scratch directory: each writes every file again
+        for name in os.listdir(DUMPI):
+            if name.endswith((".bin", ".meta")):
+                shutil.copy(os.path.join(DUMPI, name), directory)
+        if drop:
+            os.remove(os.path.join(directory, drop))
+        if change:
+            with open(os.path.join(directory, "testtrace-0000.bin"), "wb") as f:
+                f.write(change(dumpi_rank0()))
+    return make
+
+
+def replaced(at, new):
+    return lambda data: data[:at] + new + data[at + len(new):]
+
+
+def trace_case(what, trace, file, path, expect, files, extra_args=()):
+    """`torsim trace-info TRACE` on trace files the case writes."""
+    return case(what, file=file, path=path, expect=expect, command="trace-info", scenario=None, out=False,
+                args=[trace, *extra_args], files=files)
 
 
 def case(what, file="s.json", path="/", expect="", **fields):
@@ -257,6 +310,57 @@ CASES = {
     "replay-from-trace-not-boolean": case("a placement from_trace that is not true or false",
                                           path="/placement/from_trace", expect="expected true or false",
                                           scenario=replay(placement={"from_trace": "yes"})),
+    # --- recorded MPI traces (torsim trace-info; the trace workload reads them the same way)
+    "trace-ti-unknown-action": trace_case(
+        "a time-independent trace with an unknown action", "{dir}/t.txt", "{dir}/t.txt", "line 2",
+        "unknown action 'bcastt'; valid actions are: init", text_files(**{"t.txt": "0 init\n0 bcastt 100\n"})),
+    "trace-ti-rank-out-of-range": trace_case(
+        "a time-independent trace naming a rank it does not have", "{dir}/t.txt", "{dir}/t.txt", "line 2",
+        "destination 3 is out of range: the trace's ranks are 0 to 1",
+        text_files(**{"t.txt": "0 init\n0 send 3 0 100\n1 init\n"})),
+    "trace-ti-unknown-datatype": trace_case(
+        "a time-independent trace with an unknown datatype", "{dir}/t.txt", "{dir}/t.txt", "line 1",
+        "unknown datatype '77' (argument 3 of 'bcast')", text_files(**{"t.txt": "0 bcast 100 0 77\n"})),
+    "trace-ti-missing-rank-file": trace_case(
+        "a time-independent index listing a rank file that does not exist", "{dir}/index", "{dir}/index", "line 2",
+        "the rank file {dir}/b.txt listed for rank 1 does not exist",
+        text_files(index="a.txt\nb.txt\n", **{"a.txt": "0 init\n"})),
+    "trace-dumpi-wrong-magic": trace_case(
+        "a DUMPI file without DUMPI's magic", "{dir}/testtrace.meta", "{dir}/testtrace-0000.bin", "byte 0",
+        "not a DUMPI trace file", dumpi_files(change=replaced(3, b"X"))),
+    "trace-dumpi-truncated-file": trace_case(
+        "a truncated DUMPI file (its index lost)", "{dir}/testtrace.meta", "{dir}/testtrace-0000.bin", "byte 2876",
+        "the file is truncated: its last 64 bytes are not DUMPI's index", dumpi_files(change=lambda d: d[:-20])),
+    "trace-dumpi-truncated-record": trace_case(
+        "a DUMPI stream cut in the middle of a record (its end label overwritten)", "{dir}/testtrace.meta",
+        "{dir}/testtrace-0000.bin", "record 9 (byte 375)",
+        "the record is truncated: it needs 1 more bytes at byte 377, but its section ends at byte 377",
+        dumpi_files(change=replaced(375, b"\x00\x00"))),
+    "trace-dumpi-missing-rank-file": trace_case(
+        "a DUMPI run with a rank file missing", "{dir}/testtrace.meta", "{dir}/testtrace.meta", "numprocs",
+        "the trace file of rank 3, {dir}/testtrace-0003.bin, does not exist (the run had 4 ranks)",
+        dumpi_files(drop="testtrace-0003.bin")),
+    "trace-dumpi-rank-out-of-range": trace_case(
+        "a DUMPI send to a rank beyond the run", "{dir}/testtrace.meta", "{dir}/testtrace-0000.bin",
+        f"record 4 (byte {ISEND_AT - 29})", "MPI_Isend: rank 7 is out of range: the run had 4 ranks",
+        dumpi_files(change=replaced(ISEND_AT + 9, b"\x07"))),
+    "trace-dumpi-unknown-communicator": trace_case(
+        "a DUMPI call on a communicator no call created", "{dir}/testtrace.meta", "{dir}/testtrace-0000.bin",
+        f"record 3 (byte {BARRIER_COMM_AT - 29})",
+        "MPI_Barrier: communicator 12 is out of range: no earlier call of this rank created it",
+        dumpi_files(change=replaced(BARRIER_COMM_AT + 1, b"\x0c"))),
+    "trace-dumpi-unknown-datatype": trace_case(
+        "a DUMPI call with an unknown datatype", "{dir}/testtrace.meta", "{dir}/testtrace-0000.bin",
+        f"record 4 (byte {ISEND_AT - 29})",
+        "MPI_Isend: unknown datatype 200: the trace's datatype table has 28 entries",
+        dumpi_files(change=replaced(ISEND_AT + 5, b"\xc8"))),
+    "trace-otf2-missing": trace_case(
+        "an OTF2 anchor file that does not exist", "{dir}/traces.otf2", "{dir}/traces.otf2", "/",
+        "cannot read the OTF2 anchor file: it does not exist", text_files()),
+    "trace-unknown-format": trace_case(
+        "an unknown trace format", "{dir}/t.txt", "command line", "--format dumpy",
+        "unknown trace format 'dumpy'; valid values are: auto, ti, dumpi, otf2",
+        text_files(**{"t.txt": "0 init\n"}), extra_args=["--format", "dumpy"]),
     # --- merging shards
     "merge-missing-shard": case("torsim merge without every shard", file="command line", path="merge",
                                 expect="missing shard(s) 1", command="merge", special="test_merge_errors"),
@@ -280,7 +384,8 @@ def markdown():
              "from a machine preset on the preset's file. Each row is a test",
              "(`tests/cli/test_bad_input.py`, from the catalogue in `tests/cli/bad_input_catalogue.py`,",
              "which generates this table: `python3 tests/cli/bad_input_catalogue.py > docs/bad-input.md`).",
-             "`{dir}` stands for a scratch directory and `{out}` for the output directory.", "",
+             "`{dir}` stands for a scratch directory and `{out}` for the output directory. In a recorded",
+             "MPI trace the path is the record (with its byte offset, or the line of a text trace).", "",
              "| # | class | file | JSON path | the message says |", "|---|---|---|---|---|"]
     for number, (name, c) in enumerate(CASES.items(), 1):
         cells = [str(number), f"{c['what']} (`{name}`)", f"`{c['file']}`", f"`{c['path']}`", c["expect"]]

@@ -38,6 +38,8 @@ class BadInput(Scratch):
 
     def command(self, name, scenario_text=None):
         c = CASES[name]
+        if "files" in c:
+            c["files"](self.dir)  # the case's input files (traces), there before the command runs
         args = [self.fill(a) for a in c.get("args", [])]
         scenario = c.get("scenario", PINGPONG)
         if scenario is not None and scenario_text is None:
