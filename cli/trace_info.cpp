@@ -23,14 +23,16 @@ Json call_row(const std::string& name, const CallTally& t, const Coverage& c, bo
   return row;
 }
 
-Json placement_json(const Trace& trace, const TraceSummary& s) {
+Json placement_json(const TraceSummary& s) {
   Json hosts = Json::array();
   for (const auto& [host, ranks] : s.hosts) hosts.push_back({{"host", host}, {"ranks", rank_ranges(ranks)}});
+  std::size_t with_host = 0;
+  for (const auto& host : s.hosts) with_host += host.second.size();
   Json found = Json::array();
   if (!s.hosts.empty()) found.push_back("host names");
   if (s.ranks_with_coords > 0) found.push_back("mesh coordinates");
   return {{"hosts", hosts},
-          {"ranks_with_host", s.hosts.empty() ? 0 : trace.ranks()},
+          {"ranks_with_host", with_host},
           {"ranks_with_mesh_coordinates", s.ranks_with_coords},
           {"found", found}};
 }
@@ -52,7 +54,7 @@ Json info_json(const Trace& trace, const TraceSummary& s) {
       {"records", s.records},
       {"communicators", trace.communicators().size()},
       {"communicators_defined_by", trace.local_handles() ? "each rank's creation calls" : "the trace's definitions"},
-      {"placement", placement_json(trace, s)},
+      {"placement", placement_json(s)},
       {"recorded_span_us", timed ? Json(microseconds(s.last - s.first)) : Json(nullptr)},
       {"unsupported_calls", unsupported},
       {"calls", calls}};
