@@ -50,7 +50,7 @@ PointResult Simulation::run_here(const std::function<void(const Kernel&)>& progr
 void Simulation::trace(const TraceSettings& settings, std::size_t point, const std::string& label,
                        const std::string& fragment_path) {
   trace_ = std::make_unique<TraceRecorder>(settings, point, label, fragment_path, *job_);
-  trace_->attach(*layer_, *network_);
+  trace_->attach(*layer_, *network_, *workload_);
 }
 
 Json point_result_json(const PointResult& r) {

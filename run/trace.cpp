@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include <unistd.h>
 
@@ -216,15 +217,28 @@ class TraceRecorder::Impl {
   void on_cpu(rt::Rank r, Time start, Time end, const rt::CpuCharge& charge) {
     const auto rank = static_cast<std::size_t>(r);
     if (!traced_[rank]) return;
-    if (start > last_end_[rank]) slice(r, last_end_[rank], start, "wait", "wait");
+    if (start > last_end_[rank]) slice(r + 1, last_end_[rank], start, "wait", "wait");
     Time t = start;
     for (std::size_t use = 0; use < rt::kCpuUses; ++use) {
       const Time part = charge.parts[use];
       if (part <= 0) continue;
-      slice(r, t, t + part, rt::cpu_use_name(static_cast<rt::CpuUse>(use)), "cpu");
+      slice(r + 1, t, t + part, rt::cpu_use_name(static_cast<rt::CpuUse>(use)), "cpu");
       t += part;
     }
     last_end_[rank] = std::max(last_end_[rank], end);
+  }
+
+  // A workload's region (a replayed MPI call) on a track of its own beside the rank's core:
+  // charges booked from events may run past the call that caused them.
+  void on_region(rt::Rank r, std::string_view name, Time start, Time end) {
+    const auto rank = static_cast<std::size_t>(r);
+    if (!traced_[rank]) return;
+    const std::string tid = std::to_string(region_tid(r));
+    if (named_regions_.insert(r).second) {
+      metadata(tid, "thread_name", "name", Json("rank " + std::to_string(r) + " calls").dump());
+      metadata(tid, "thread_sort_index", "sort_index", std::to_string(r));
+    }
+    slice(region_tid(r), start, end, name, "call");
   }
 
   void on_link(topo::LinkId link, Time end, Time busy) {
@@ -266,11 +280,14 @@ class TraceRecorder::Impl {
          "\",\"args\":{\"" + key + "\":" + value + "}}");
   }
 
-  void slice(rt::Rank r, Time start, Time end, std::string_view name, std::string_view category) {
+  // A rank's core is thread r + 1; its regions are thread ranks + r + 1.
+  std::int64_t region_tid(rt::Rank r) const { return std::int64_t{job_.size()} + r + 1; }
+
+  void slice(std::int64_t tid, Time start, Time end, std::string_view name, std::string_view category) {
     start = std::max(start, s_.from);
     end = std::min(end, s_.to);
     if (end <= start || stopped_at_) return;
-    std::string text = "{\"pid\":" + pid_ + ",\"tid\":" + std::to_string(r + 1) + ",\"ph\":\"X\",\"ts\":" +
+    std::string text = "{\"pid\":" + pid_ + ",\"tid\":" + std::to_string(tid) + ",\"ph\":\"X\",\"ts\":" +
                        microseconds_text(start) + ",\"dur\":" + microseconds_text(end - start) + ",\"name\":\"" +
                        std::string(name) + "\",\"cat\":\"" + std::string(category) + "\"}";
     if (out_.bytes() + kSeparator.size() + text.size() > static_cast<std::uint64_t>(s_.max_size)) {
@@ -310,6 +327,7 @@ class TraceRecorder::Impl {
   const rt::Job& job_;
   std::vector<bool> traced_;
   std::vector<Time> last_end_;
+  std::set<rt::Rank> named_regions_;  // ranks whose region track has its name
   std::array<std::int64_t, kLinkKinds> links_of_kind_{};
   BusyBins bins_;
   std::optional<Time> stopped_at_;
@@ -321,8 +339,10 @@ TraceRecorder::TraceRecorder(const TraceSettings& settings, std::size_t point, c
 
 TraceRecorder::~TraceRecorder() = default;
 
-void TraceRecorder::attach(rt::MessagingLayer& layer, net::NetworkModel& network) {
+void TraceRecorder::attach(rt::MessagingLayer& layer, net::NetworkModel& network, apps::Workload& workload) {
   Impl* impl = impl_.get();
+  workload.set_region_observer(
+      [impl](rt::Rank r, std::string_view name, Time start, Time end) { impl->on_region(r, name, start, end); });
   layer.cores().set_observer(
       [impl](rt::Rank r, Time start, Time end, const rt::CpuCharge& charge) { impl->on_cpu(r, start, end, charge); });
   network.set_link_observer([impl](topo::LinkId l, Time end, Time busy) { impl->on_link(l, end, busy); });

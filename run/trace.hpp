@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "models/apps/workload.hpp"
 #include "models/messaging/messaging.hpp"
 #include "models/network/network_model.hpp"
 #include "run/output_files.hpp"
@@ -53,7 +54,7 @@ class TraceRecorder {
   TraceRecorder(const TraceSettings& settings, std::size_t point, const std::string& label,
                 const std::string& fragment_path, const rt::Job& job);
   ~TraceRecorder();
-  void attach(rt::MessagingLayer& layer, net::NetworkModel& network);
+  void attach(rt::MessagingLayer& layer, net::NetworkModel& network, apps::Workload& workload);
   /// Writes the counters and closes the fragment. Returns {"bytes", "stopped_at_us"} (null
   /// when the point was traced whole).
   Json finish(Time end);

@@ -2,6 +2,7 @@
 // (models/messaging/messaging.hpp), so each runs over every layer a machine offers.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -28,6 +29,10 @@ class Workload {
   virtual void finish(RunOutput& out) const = 0;
   /// Ranks needed at least.
   virtual int minimum_ranks() const { return 1; }
+  /// For traces: a workload whose ranks run named regions (a trace replay's MPI calls) reports
+  /// each, with its rank and simulated span, once it is over. Call before start().
+  using RegionObserver = std::function<void(Rank, std::string_view name, Time start, Time end)>;
+  virtual void set_region_observer(RegionObserver) {}
   /// Where the ranks run, for a workload that decides it (a trace replay: as many ranks as the
   /// trace has, or where it says they ran); nullopt: the scenario's "placement" (`spec`), read
   /// by rt::parse_placement as for every workload.

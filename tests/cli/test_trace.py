@@ -68,6 +68,29 @@ class Trace(Scratch):
         # Rank 1 waits for the ping first.
         self.assertEqual([e["name"] for e in self.slices(trace) if e["tid"] == 2][0], "wait")
 
+    def test_a_replay_has_a_track_of_calls_per_rank(self):
+        # The AMG trace on Hopper: each rank's replayed MPI calls on a track beside its core's,
+        # a slice per call that took simulated time (at most the calls series' count).
+        amg = os.path.join(os.path.dirname(__file__), "..", "data", "traces", "dumpi-amg27-hopper")
+        scenario = {"machine": "hopper", "runtime": {"layer": "mpi"},
+                    "workload": {"name": "trace", "path": os.path.abspath(amg)}, "output": {"trace": {}}}
+        trace, results, _ = self.trace_run(scenario)
+        names = {e["tid"]: e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
+        ranks = results["points"][0]["job"]["ranks"]
+        for r in range(27):
+            self.assertEqual(names[ranks + r + 1], f"rank {r} calls")
+        calls = [e for e in self.slices(trace) if e.get("cat") == "call"]
+        self.assertEqual({e["tid"] for e in calls}, {ranks + r + 1 for r in range(27)})
+        series = results["points"][0]["series"]["calls"]
+        counts = {row[0]: row[1] for row in series["rows"]}
+        drawn = {}
+        for e in calls:
+            drawn[e["name"]] = drawn.get(e["name"], 0) + 1
+        self.assertTrue(set(drawn) <= set(counts))
+        for name, count in drawn.items():
+            self.assertLessEqual(count, counts[name], name)
+        self.assertGreater(drawn["waitall"], counts["waitall"] / 2)
+
     def test_link_counters_integrate_to_the_links_busy_time(self):
         trace, results, _ = self.trace_run(dict(PINGPONG, output={"trace": {"links": [0, 1]}, "link_stats": True}))
         with open(os.path.join(self.path("out"), "links.csv")) as f:

@@ -3,6 +3,7 @@
 // written against Comm does, or against a timing that only the right semantics give.
 #include <catch2/catch.hpp>
 
+#include "models/apps/replay/clocks.hpp"
 #include "models/apps/replay/coverage.hpp"
 #include "models/apps/replay/engine.hpp"
 #include "sim/config/error.hpp"
@@ -135,6 +136,24 @@ TEST_CASE("a wildcard receive posted across a collective takes no collective mes
   CHECK(replay.clean());
   CHECK(replay.replayer.calls().of(CallType::allreduce).count == 4);
   CHECK(replay.replayer.calls().of(CallType::wait).count == 1);
+}
+
+TEST_CASE("a job with more ranks than the trace runs the world's collectives over the trace's ranks only",
+          "[replay]") {
+  ScriptTrace t(3);
+  for (int r = 0; r < 3; ++r) {
+    t.add(r, CallType::allreduce).call.bytes = 8;
+    Call& gather = t.add(r, CallType::gather).call;
+    gather.root = 2;
+    gather.bytes = 16;
+    t.add(r, CallType::barrier);
+  }
+  LayerJob job(crossbar(4), {{"layer", "raw"}});  // four ranks, one idle
+  replay::Replayer replayer(t, no_compute(), *job.layer);
+  replayer.start();
+  job.kernel.run();
+  CHECK(job.kernel.live_processes() == 0);
+  CHECK(replayer.calls().of(CallType::barrier).count == 3);
 }
 
 TEST_CASE("comm_split groups by colour in key order; collectives and messages stay in their communicator", "[replay]") {
@@ -294,6 +313,21 @@ TEST_CASE("computation: recorded gaps, none, or scaled; local calls take their r
   CHECK(Replay(t, s).end(0) == 12'500'000);
 }
 
+TEST_CASE("the span compared runs from the end of MPI_Init to the start of MPI_Finalize", "[replay]") {
+  ScriptTrace t(1);
+  timed(t.add(0, CallType::init).call, 0, 100 * kMicrosecond);  // start-up: outside the span
+  timed(t.add(0, CallType::comm_rank).call, 110 * kMicrosecond, 111 * kMicrosecond);
+  timed(t.add(0, CallType::finalize).call, 120 * kMicrosecond, 500 * kMicrosecond);
+  Replay replay(t);
+  const auto& r = replay.rank(0);
+  CHECK(r.recorded_first == 100 * kMicrosecond);
+  CHECK(r.recorded_last == 120 * kMicrosecond);
+  CHECK(r.simulated_first == 100 * kMicrosecond);
+  CHECK(r.simulated_last == 120 * kMicrosecond);
+  CHECK(r.recorded_in_calls == kMicrosecond);  // comm_rank only
+  CHECK(replay.end(0) == 120 * kMicrosecond);
+}
+
 TEST_CASE("compute actions run their flops at the flop rate", "[replay]") {
   ScriptTrace t(1, replay::Format::time_independent);
   t.add(0, CallType::compute).call.flops = 2e9;
@@ -431,4 +465,55 @@ TEST_CASE("SimGrid's collective actions: each replays with the message count of 
     CHECK(a.messages() == messages);
     CHECK(a.replayer->counts().unsupported == 0);
   }
+}
+
+// ---- Clocks
+
+namespace {
+
+// Rank 0 (host a) sends at 10 ms by its clock; rank 1 (host b), whose clock is behind, finishes
+// receiving at 5.001 ms by its own, then answers at `answer` (b's clock), which rank 0
+// receives at 11.002 ms.
+ScriptTrace skewed(Time answer) {
+  ScriptTrace t(2);
+  t.set_hosts({"a", "b"});
+  timed(point_to_point(t, 0, CallType::send, 1, 0, 8), 10 * kMillisecond, 10 * kMillisecond + 1);
+  timed(point_to_point(t, 0, CallType::recv, 1, 1), 10 * kMillisecond + 2, 11'002'000'000);
+  timed(point_to_point(t, 1, CallType::irecv, 0, 0, 0, 5), 1 * kMillisecond, 1 * kMillisecond + 1);
+  timed(wait_on(t, 1, CallType::wait, {5}).call, 2 * kMillisecond, 5'001'000'000);
+  timed(point_to_point(t, 1, CallType::send, 0, 1, 8), answer, answer + 1);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("clocks: each host moves by the smallest offset under which every message was sent before it was "
+          "received", "[replay]") {
+  const ScriptTrace t = skewed(6 * kMillisecond);
+  const replay::ClockAlignment a = replay::align_clocks(t);
+  CHECK(a.consistent);
+  CHECK(a.messages == 2);
+  CHECK(a.offset == std::vector<Time>{0, 4'999'000'000});
+  CHECK(a.origin == 4'999'000'000 + kMillisecond);  // rank 1's first call, moved
+  // Replayed with the offsets, rank 1 starts 4.999 ms later than recorded; without, it would
+  // wait for rank 0 from 1 ms on.
+  replay::ReplaySettings s;
+  s.clock_offset = a.offset;
+  s.clock_origin = a.origin;
+  Replay aligned(t, s);
+  CHECK(aligned.rank(1).recorded_first == 0);
+  CHECK(aligned.rank(0).recorded_first == 10 * kMillisecond - a.origin);
+  CHECK(aligned.rank(0).simulated_first == aligned.rank(0).recorded_first);
+}
+
+TEST_CASE("clocks: messages that no offsets satisfy leave the clocks as recorded", "[replay]") {
+  // The answer leaves b at 12 ms by b's clock, but a has it at 11.002 ms: b must be at least
+  // 4.999 ms behind and at most -0.998 ms.
+  const replay::ClockAlignment a = replay::align_clocks(skewed(12 * kMillisecond));
+  CHECK_FALSE(a.consistent);
+  CHECK(a.offset == std::vector<Time>{0, 0});
+  // One host: nothing to align.
+  ScriptTrace one = skewed(6 * kMillisecond);
+  one.set_hosts({"a", "a"});
+  CHECK(replay::align_clocks(one).messages == 0);
 }

@@ -60,6 +60,7 @@ Replayer::Replayer(const Trace& trace, const ReplaySettings& settings, rt::Messa
       settings_(settings),
       layer_(layer),
       outcomes_recorded_(trace.format() != Format::time_independent),
+      layer_world_(layer.size() == trace.ranks()),
       comms_(trace, trace.ranks()),
       summaries_(static_cast<std::size_t>(trace.ranks())) {
   if (const auto* algorithms = dynamic_cast<const coll::Algorithms*>(&layer.collectives()))
@@ -85,12 +86,19 @@ Time Replayer::scaled(Time t) const {
   return t;
 }
 
+// What moves rank r's recorded times onto the common clock, from the origin.
+Time Replayer::clock_shift(Rank r) const {
+  if (settings_.clock_offset.empty()) return 0;
+  return settings_.clock_offset[static_cast<std::size_t>(r)] - settings_.clock_origin;
+}
+
 // The computation before a call: the recorded gap since the previous call ended (since the
-// trace's start for the first), or a compute action's flops.
-Time Replayer::computation(const Call& call, Time previous_end, bool first) const {
-  if (call.type == CallType::compute) return scaled(static_cast<Time>(std::llround(call.flops * settings_.flop_time)));
+// common origin for the first), or a compute action's flops.
+Time Replayer::computation(Rank r, const Call& call, Time previous_end, bool first) const {
+  if (call.type == CallType::compute)
+    return scaled(static_cast<Time>(std::llround(call.flops * settings_.flop_time)));
   if (call.start == kNoTime || (!first && previous_end == kNoTime)) return 0;
-  return scaled(std::max<Time>(call.start - (first ? 0 : previous_end), 0));
+  return scaled(std::max<Time>(first ? call.start + clock_shift(r) : call.start - previous_end, 0));
 }
 
 Task<> Replayer::replay_rank(Rank r) {
@@ -103,28 +111,40 @@ Task<> Replayer::replay_rank(Rank r) {
   while (cursor->next(call)) {
     // A compute action is a call of its own; a recorded gap is the computation before a call.
     const bool action = call.type == CallType::compute;
-    const Time work = computation(call, previous_end, summary.calls == 0);
+    const Time work = computation(r, call, previous_end, summary.calls == 0);
     const Time before = c.now();
     if (work > 0) co_await c.compute(work);
     summary.compute += work;
     const Time began = action ? before : c.now();
     if (!action) co_await run_call(c, s, call);
-    const Time ended = c.now();
-    const Time recorded = call.start == kNoTime ? kNoTime : recorded_duration(call);
-    calls_.add(call.type, recorded, ended - began);
-    if (summary.calls++ == 0) {
-      summary.simulated_first = began;
-      summary.recorded_first = call.start;
-    }
-    summary.simulated_last = ended;
-    if (call.end != kNoTime) summary.recorded_last = call.end;
-    if (!action) {
-      summary.simulated_in_calls += ended - began;
-      if (recorded != kNoTime) summary.recorded_in_calls += recorded;
-    }
-    if (observer_) observer_(r, call.type, began, ended);
+    account(r, call, began, c.now());
     if (call.end != kNoTime) previous_end = call.end;
   }
+}
+
+// The span compared runs from the end of MPI_Init (or the first call's start) to the start of
+// MPI_Finalize (or the last call's end): start-up and tear-down take their recorded time in
+// the replay, and would only dilute the comparison.
+void Replayer::account(Rank r, const Call& call, Time began, Time ended) {
+  RankSummary& s = summaries_[static_cast<std::size_t>(r)];
+  const bool timed = call.start != kNoTime;
+  const Time recorded = timed ? recorded_duration(call) : kNoTime;
+  calls_.add(call.type, recorded, ended - began);
+  const bool init = call.type == CallType::init, finalize = call.type == CallType::finalize;
+  if (s.calls++ == 0 || init) {
+    s.simulated_first = init ? ended : began;
+    s.recorded_first = timed ? (init ? call.end : call.start) + clock_shift(r) : kNoTime;
+  }
+  if (!s.finalized) {
+    s.simulated_last = finalize ? began : ended;
+    if (timed) s.recorded_last = (finalize ? call.start : call.end) + clock_shift(r);
+    s.finalized = finalize;
+  }
+  if (call.type != CallType::compute && !init && !finalize) {
+    s.simulated_in_calls += ended - began;
+    if (timed) s.recorded_in_calls += recorded;
+  }
+  if (observer_) observer_(r, call.type, began, ended);
 }
 
 Task<> Replayer::run_call(Comm c, RankState& s, const Call& call) {
@@ -417,7 +437,7 @@ Task<> Replayer::collective(Comm c, RankState& s, const Call& call, Membership& 
   const CallType t = call.type;
   const coll::Group& group = comms_.group(m.comm);
   if (call.root != kNone && call.root != kRootSelf) world_rank(c.rank(), call, m, call.root, "root");
-  if (m.comm == Communicators::kWorld && layer_has(t)) {
+  if (m.comm == Communicators::kWorld && layer_world_ && layer_has(t)) {
     co_await on_world(c, call, t == CallType::gather || t == CallType::alltoall ? per_rank_bytes(call) : call.bytes);
   } else {
     coll::GroupChannel ch(c, group, m.index, m.sequence);
@@ -487,7 +507,7 @@ Task<> Replayer::collective(Comm c, RankState& s, const Call& call, Membership& 
 
 // The new context id MPICH agrees on: an allreduce of its mask over the parent.
 Task<> Replayer::context_agreement(Comm c, Membership& m) {
-  if (m.comm == Communicators::kWorld) {
+  if (m.comm == Communicators::kWorld && layer_world_) {
     co_await c.allreduce(kContextMaskBytes);
     co_return;
   }

@@ -29,14 +29,21 @@ struct ReplaySettings {
   double scale = 1.0;
   /// Picoseconds per flop, for compute actions (time-independent traces).
   double flop_time = 0;
+  /// Per rank, added to its recorded times (clocks.hpp; empty: none), and the earliest first
+  /// call with them, where every rank's replay starts from.
+  std::vector<Time> clock_offset;
+  Time clock_origin = 0;
 };
 
 /// One rank's replay, recorded against simulated.
 struct RankSummary {
   std::int64_t calls = 0;
-  Time recorded_first = kNoTime, recorded_last = kNoTime;  // first call's start, last call's end
+  // The span compared: from the end of MPI_Init (or the first call's start) to the start of
+  // MPI_Finalize (or the last call's end); recorded on the common clock (clocks.hpp).
+  Time recorded_first = kNoTime, recorded_last = kNoTime;
   Time simulated_first = -1, simulated_last = -1;
-  Time recorded_in_calls = 0, simulated_in_calls = 0;  // time inside MPI calls
+  bool finalized = false;
+  Time recorded_in_calls = 0, simulated_in_calls = 0;  // time inside MPI calls but init and finalize
   Time compute = 0;                                    // computation replayed
 };
 
@@ -71,7 +78,9 @@ class Replayer {
   struct RankState;
   Task<> replay_rank(Rank r);
   Task<> run_call(Comm c, RankState& s, const Call& call);
-  Time computation(const Call& call, Time previous_end, bool first) const;
+  void account(Rank r, const Call& call, Time began, Time ended);
+  Time computation(Rank r, const Call& call, Time previous_end, bool first) const;
+  Time clock_shift(Rank r) const;
   Time scaled(Time t) const;
 
   // Point to point
@@ -105,6 +114,9 @@ class Replayer {
   rt::MessagingLayer& layer_;
   coll::Selection selection_;
   bool outcomes_recorded_;  // tests and probes carry their recorded outcome
+  // The layer's own collectives span the whole job: they serve the trace's world only when the
+  // job has exactly its ranks (a placement of whole nodes may hold more, which stay idle).
+  bool layer_world_;
   Communicators comms_;
   CallStats calls_;
   std::vector<RankSummary> summaries_;

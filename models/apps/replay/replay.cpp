@@ -8,6 +8,7 @@
 #include <map>
 
 #include "models/apps/micro.hpp"
+#include "models/apps/replay/clocks.hpp"
 #include "models/apps/replay/engine.hpp"
 
 namespace torsim::apps {
@@ -30,6 +31,11 @@ constexpr ParamSpec kSpecs[] = {
      "-", "recorded|none|compute_scale"},
     {"compute_scale", ParamKind::number, "1", "", "0", "1000",
      "with compute: compute_scale, the factor on every computation (0.5: a processor twice as fast)", "-"},
+    {"clocks", ParamKind::choice, "aligned", "", "", "",
+     "aligned: each host's recorded times moved by the smallest offset under which every message between hosts "
+     "was sent before its receive completed (hosts' clocks disagree; models/apps/replay/clocks.hpp); recorded: "
+     "as recorded",
+     "-", "aligned|recorded"},
     {"flop_rate", ParamKind::number, kUnset, "", "1", "1e18",
      "flops per second of a compute action (time-independent traces); unset: the machine's compute.flop", "-"},
 };
@@ -59,6 +65,11 @@ class TraceReplay final : public Workload {
     settings_.scale = r.number("compute_scale");
     if (r.has("compute_scale") && settings_.compute != ReplaySettings::Compute::scaled)
       r.where("compute_scale").fail("compute_scale is read only with \"compute\": \"compute_scale\"");
+    if (r.text("clocks") == "aligned") {
+      clocks_ = align_clocks(*trace_);
+      settings_.clock_offset = clocks_.offset;
+      settings_.clock_origin = clocks_.origin;
+    }
     if (r.has("flop_rate")) {
       if (trace_->format() != Format::time_independent)
         r.where("flop_rate")
@@ -82,8 +93,14 @@ class TraceReplay final : public Workload {
     }
   }
 
+  void set_region_observer(RegionObserver observer) override { regions_ = std::move(observer); }
+
   void start(rt::MessagingLayer& layer) override {
     replayer_ = std::make_unique<Replayer>(*trace_, settings_, layer);
+    if (regions_)
+      replayer_->set_call_observer([this](Rank r, CallType type, Time start, Time end) {
+        regions_(r, call_type_name(type), start, end);
+      });
     replayer_->start();
   }
 
@@ -115,6 +132,12 @@ class TraceReplay final : public Workload {
     out.metrics["unresolved_calls"] = static_cast<double>(counts.unresolved);
     out.metrics["unknown_requests"] = static_cast<double>(counts.unknown_requests);
     out.metrics["shared_contexts"] = static_cast<double>(replayer_->communicators().shared_contexts());
+    if (!timed()) return;
+    const auto& offsets = clocks_.offset;
+    out.metrics["clock_offset_max_us"] =
+        microseconds(offsets.empty() ? 0 : *std::max_element(offsets.begin(), offsets.end()));
+    out.metrics["clock_messages"] = static_cast<double>(clocks_.messages);
+    out.metrics["clocks_consistent"] = clocks_.consistent ? 1 : 0;
   }
 
   void write_calls(RunOutput& out) const {
@@ -149,8 +172,10 @@ class TraceReplay final : public Workload {
 
   Where where_;
   std::unique_ptr<Trace> trace_;
+  ClockAlignment clocks_;
   mutable ReplaySettings settings_;  // the flop time is the machine's, found in check()
   std::unique_ptr<Replayer> replayer_;
+  RegionObserver regions_;
 };
 
 }  // namespace
