@@ -15,6 +15,8 @@ constexpr ParamSpec kSpecs[] = {
      "SMP, DUAL or VN), instead of 'ranks_per_node'", "-"},
     {"order", ParamKind::choice, "block", "", "", "", "block: consecutive ranks share a node; round_robin: "
      "consecutive ranks go to consecutive nodes", "-", "block|round_robin"},
+    {"from_trace", ParamKind::boolean, "false", "", "", "", "a trace replay's ranks on nodes as the trace's hosts "
+     "group them (workload trace only, with no other placement key; docs/replay.md)", "-"},
 };
 
 // Processes per node of one of the machine's named node modes.
@@ -67,6 +69,8 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
                                    std::to_string(machine.node.cores) + " cores x " +
                                    std::to_string(machine.node.threads_per_core) + " hardware threads)");
   p.round_robin = r.text("order") == "round_robin";
+  if (r.has("from_trace"))
+    r.where("from_trace").fail("\"from_trace\" places a trace replay's ranks; this workload does not read it");
   return p;
 }
 

@@ -114,7 +114,7 @@ Task<> Replayer::replay_rank(Rank r) {
     const Time work = computation(r, call, previous_end, summary.calls == 0);
     const Time before = c.now();
     if (work > 0) co_await c.compute(work);
-    summary.compute += work;
+    if (summary.calls > 0) summary.compute += work;  // the first call's lead-in is before the span
     const Time began = action ? before : c.now();
     if (!action) co_await run_call(c, s, call);
     account(r, call, began, c.now());

@@ -44,7 +44,7 @@ struct RankSummary {
   Time simulated_first = -1, simulated_last = -1;
   bool finalized = false;
   Time recorded_in_calls = 0, simulated_in_calls = 0;  // time inside MPI calls but init and finalize
-  Time compute = 0;                                    // computation replayed
+  Time compute = 0;  // computation replayed after the first call (compute actions included)
 };
 
 /// What the replay met that it could not run as MPI would.
