@@ -57,7 +57,7 @@ class Bisection final : public Workload {
  private:
   struct Round {
     int left;
-    Trigger done;
+    Signal done;
     std::vector<double> bandwidth;  // per rank that took part
   };
 
@@ -70,7 +70,7 @@ class Bisection final : public Workload {
       if (k > 0) rng.shuffle(order);
       // Round 0: ranks 0 and 1 alone; then every rank of the first half with one of the second.
       const int pairs = k == 0 ? 1 : n / 2;
-      Round round{2 * pairs, Trigger(layer.kernel()), {}};
+      Round round{2 * pairs, Signal(layer.kernel()), {}};
       for (int i = 0; i < pairs; ++i) {
         const Rank a = k == 0 ? 0 : order[static_cast<std::size_t>(i)];
         const Rank b = k == 0 ? 1 : order[static_cast<std::size_t>(i + n / 2)];

@@ -127,7 +127,7 @@ class HaloExchange final : public Workload {
     for (const Message& m : p.receives) pending.push_back(mpi_->irecv(c.rank(), m.peer, m.layout, offset + m.tag));
     for (const Message& m : p.sends) pending.push_back(co_await mpi_->isend(c.rank(), m.peer, m.layout, offset + m.tag));
     for (const gpu::SignalPtr& s : pending) {
-      gpu::Signal& done = *s;
+      Signal& done = *s;
       co_await done;
     }
   }

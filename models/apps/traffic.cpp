@@ -237,7 +237,7 @@ class Traffic final : public Workload {
   }
 
   // Waits for an arrival of the source's messages. The waiting sender is kept in the
-  // source's record, which the arrival reads anyway: a Trigger in the sender's frame would
+  // source's record, which the arrival reads anyway: a Signal in the sender's frame would
   // cost every arrival a second, dependent cache miss.
   struct Source;
   struct Sender;
@@ -295,7 +295,7 @@ class Traffic final : public Workload {
   // Rank 0 sends to each rank in turn and waits for the arrival before the next.
   Task<> map_latency(Comm c) {
     for (Rank dst = 1; dst < c.size(); ++dst) {
-      Trigger arrival(c.kernel());
+      Signal arrival(c.kernel());
       waiting_ = &arrival;
       co_await c.am_send(dst, handler_, size_, static_cast<std::uint64_t>(c.now()));
       co_await arrival;
@@ -376,7 +376,7 @@ class Traffic final : public Workload {
   Bytes delivered_bytes_ = 0;
   Time latency_sum_ = 0, latency_max_ = 0;
   std::vector<Time> map_latency_;
-  Trigger* waiting_ = nullptr;
+  Signal* waiting_ = nullptr;
 };
 
 }  // namespace

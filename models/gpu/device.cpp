@@ -79,12 +79,6 @@ GpuParams gpu_of(const Machine& machine, const Where& where) {
   return parse_gpu(ParamReader(machine.gpu, machine.where / "gpu", kGpuParams));
 }
 
-void Signal::fire() {
-  fired_ = true;
-  for (const auto h : waiters_) kernel_->resume_now(h);
-  waiters_.clear();
-}
-
 Device::Device(Kernel& kernel, const GpuParams& params)
     : kernel_(kernel),
       p_(params),

@@ -27,6 +27,7 @@
 #include "models/gpu/kernel_engine.hpp"
 #include "models/machine.hpp"
 #include "sim/config/params.hpp"
+#include "sim/core/wait.hpp"
 
 namespace torsim::gpu {
 
@@ -56,23 +57,6 @@ GpuParams parse_gpu(const ParamReader& r);
 GpuParams gpu_of(const Machine& machine, const Where& where);
 
 /// A completion several processes may wait for (a CUDA event, the end of a stream's work).
-class Signal {
- public:
-  explicit Signal(Kernel& kernel) : kernel_(&kernel) {}
-  Signal(const Signal&) = delete;
-  Signal& operator=(const Signal&) = delete;
-  bool fired() const { return fired_; }
-  /// Resumes every waiter (as kernel events at the current time, in the order they came).
-  void fire();
-  bool await_ready() const noexcept { return fired_; }
-  void await_suspend(std::coroutine_handle<> h) { waiters_.push_back(h); }
-  void await_resume() const noexcept {}
-
- private:
-  Kernel* kernel_;
-  bool fired_ = false;
-  std::vector<std::coroutine_handle<>> waiters_;
-};
 using SignalPtr = std::shared_ptr<Signal>;
 
 enum class CopyDirection : std::uint8_t { to_host, to_device };

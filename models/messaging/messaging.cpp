@@ -126,29 +126,16 @@ Task<> MessagingLayer::put_notify(Rank self, Rank target, Bytes size) {
   co_await co_await isend(self, target, 0, kFirstCollectiveTag - 1, 0);
 }
 
-namespace {
-struct NotifyWait {
-  std::coroutine_handle<>& slot;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { slot = h; }
-  void await_resume() const noexcept {}
-};
-}  // namespace
-
 Task<> MessagingLayer::wait_notify(Rank self, Rank from) {
   if (put_notify_uses_messages()) {
     co_await irecv(self, from, kFirstCollectiveTag - 1);
     co_return;
   }
-  auto& n = notifications_[{self, from}];
-  while (n.count == 0) co_await NotifyWait{n.waiter};
-  --n.count;
+  co_await notifications_[{self, from}].acquire();
 }
 
 void MessagingLayer::notify(Rank target, Rank from) {
-  auto& n = notifications_[{target, from}];
-  ++n.count;
-  if (n.waiter) kernel().resume_now(std::exchange(n.waiter, {}));
+  notifications_[{target, from}].release(kernel());
 }
 
 const CollectiveAlgorithms& MessagingLayer::collectives() const {

@@ -17,6 +17,7 @@
 #include "models/node/job.hpp"
 #include "sim/core/fifo.hpp"
 #include "sim/core/huge_pages.hpp"
+#include "sim/core/wait.hpp"
 
 namespace torsim::rt {
 
@@ -216,11 +217,7 @@ class MessagingLayer {
   // Per rank: its handler loop is running. Apart from ranks_ (a byte per rank, not a 100-byte
   // record) because an instant handler's delivery reads only this.
   std::vector<std::uint8_t> running_handlers_;
-  struct Notifications {
-    std::int64_t count = 0;
-    std::coroutine_handle<> waiter;
-  };
-  std::map<std::pair<Rank, Rank>, Notifications> notifications_;  // (target, from)
+  std::map<std::pair<Rank, Rank>, Semaphore> notifications_;  // (target, from): puts arrived
   struct Handler {
     AmHandler coroutine;
     InstantHandler instant;

@@ -136,8 +136,8 @@ void BgpDma::ack_landed(std::uint64_t index) {
 }
 
 Task<> BgpDma::put_with_ack(Rank initiator, Rank target, Bytes bytes) {
-  Trigger acked(job_.kernel);
-  start_put_with_ack(initiator, target, bytes, {[](void* t, std::uint64_t) { static_cast<Trigger*>(t)->fire(); }, &acked, 0});
+  Signal acked(job_.kernel);
+  start_put_with_ack(initiator, target, bytes, acked.firing());
   co_await acked;
 }
 

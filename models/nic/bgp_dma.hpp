@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "models/node/job.hpp"
+#include "sim/core/wait.hpp"
 #include "models/network/link_timeline.hpp"
 #include "sim/core/slot_pool.hpp"
 

@@ -32,10 +32,7 @@ constexpr ParamSpec kSpecs[] = {
      "the comm agent on the 17th core noticing a remote-completion ping and answering it", "preset"},
 };
 
-Callback fire(Trigger* trigger) {
-  if (!trigger) return {};
-  return {[](void* t, std::uint64_t) { static_cast<Trigger*>(t)->fire(); }, trigger, 0};
-}
+Callback fire(Signal* signal) { return signal ? signal->firing() : Callback{}; }
 
 // FIFO keys: a rank's injection FIFO, a node's remote-get FIFO, a node's comm-agent FIFO.
 std::uint64_t injection_key(Rank r, int fifo) { return (static_cast<std::uint64_t>(r) << 8) | static_cast<unsigned>(fifo); }
@@ -110,13 +107,13 @@ Time MessageUnit::book(std::uint64_t fifo_key, NodeId from, Bytes wire) {
 // With `trailer`, a zero-byte packet follows the data out of the same FIFO and `delivered`
 // fires when it lands: one header-only packet's serialisation on the route's slowest link
 // after the data (it is pipelined behind the data, so it pays no latency of its own).
-Task<> MessageUnit::move(std::uint64_t fifo_key, NodeId from, NodeId to, Bytes bytes, Trigger* delivered,
-                         bool trailer, Trigger* started) {
+Task<> MessageUnit::move(std::uint64_t fifo_key, NodeId from, NodeId to, Bytes bytes, Signal* delivered,
+                         bool trailer, Signal* started) {
   const PacketFormat& format = job_.machine.packet;
   const Time start = book(fifo_key, from, format.wire_bytes(bytes) + (trailer ? format.wire_bytes(0) : 0));
   if (start > job_.kernel.now()) co_await job_.kernel.sleep(start - job_.kernel.now());
   if (started) started->fire();
-  Trigger injected(job_.kernel), data_in(job_.kernel);
+  Signal injected(job_.kernel), data_in(job_.kernel);
   job_.network.start({from, to, bytes, fire(&injected), fire(trailer ? &data_in : delivered), nullptr});
   co_await injected;
   if (!trailer) co_return;
@@ -134,14 +131,14 @@ Time MessageUnit::trailer_time(NodeId from, NodeId to) const {
   return transfer_time(job_.machine.packet.wire_bytes(0), slowest);
 }
 
-Task<> MessageUnit::inject(Rank src, Rank dst, Bytes bytes, Trigger* delivered, Trigger* started) {
+Task<> MessageUnit::inject(Rank src, Rank dst, Bytes bytes, Signal* delivered, Signal* started) {
   co_await move(injection_key(src, fifo_of(src, dst)), job_.node_of(src), job_.node_of(dst), bytes, delivered,
                 false, started);
 }
 
 Task<> MessageUnit::remote_get(Rank initiator, Rank target, Bytes bytes) {
   const NodeId here = job_.node_of(initiator), there = job_.node_of(target);
-  Trigger request_in(job_.kernel), completion_in(job_.kernel);
+  Signal request_in(job_.kernel), completion_in(job_.kernel);
   co_await inject(initiator, target, p_.descriptor, &request_in);
   co_await request_in;
   const int fifo = here == there ? 0 : direction_fifo(there, here) % p_.remote_get_fifos;
@@ -151,7 +148,7 @@ Task<> MessageUnit::remote_get(Rank initiator, Rank target, Bytes bytes) {
 
 Task<> MessageUnit::put_acknowledged(Rank initiator, Rank target, Bytes bytes) {
   const NodeId here = job_.node_of(initiator), there = job_.node_of(target);
-  Trigger ping_in(job_.kernel), answer_in(job_.kernel);
+  Signal ping_in(job_.kernel), answer_in(job_.kernel);
   co_await move(injection_key(initiator, fifo_of(initiator, target)), here, there, bytes, &ping_in, true);
   co_await ping_in;
   co_await job_.kernel.sleep(p_.comm_agent);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/node/job.hpp"
+#include "sim/core/wait.hpp"
 
 namespace torsim::topo {
 class Torus;
@@ -57,7 +58,7 @@ class MessageUnit {
   /// bytes; resumes when the tail has left the node (the MU has read the data: PAMI's local
   /// completion). `delivered`, if given, fires when the last byte is at dst's node;
   /// `started`, when an engine starts on the descriptor.
-  Task<> inject(Rank src, Rank dst, Bytes bytes, Trigger* delivered = nullptr, Trigger* started = nullptr);
+  Task<> inject(Rank src, Rank dst, Bytes bytes, Signal* delivered = nullptr, Signal* started = nullptr);
   /// Remote get: a descriptor-carrying packet to the target's node, whose MU queues it in a
   /// remote-get FIFO and injects the data back as a direct put, then a completion packet in
   /// the same FIFO. Resumes when the completion packet is at the initiator.
@@ -73,8 +74,8 @@ class MessageUnit {
   /// A descriptor from a FIFO (key) through one of the node's engines, moving bytes from one
   /// node to another; with `trailer`, a zero-byte packet follows in the same FIFO and
   /// `delivered` fires at its arrival. `started` fires when an engine takes the descriptor.
-  Task<> move(std::uint64_t fifo_key, NodeId from, NodeId to, Bytes bytes, Trigger* delivered, bool trailer,
-              Trigger* started = nullptr);
+  Task<> move(std::uint64_t fifo_key, NodeId from, NodeId to, Bytes bytes, Signal* delivered, bool trailer,
+              Signal* started = nullptr);
   int direction_fifo(NodeId from, NodeId to) const;
   /// A header-only packet's serialisation on the slowest link from one node to another.
   Time trailer_time(NodeId from, NodeId to) const;

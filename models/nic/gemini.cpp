@@ -99,23 +99,13 @@ Task<> GeminiNic::transfer(Rank from, Rank to, Bytes bytes, const PacketFormat* 
   co_await net::Delivery(job_.network, job_.node_of(from), job_.node_of(to), bytes, format);
 }
 
-namespace {
-// Awaitable: parks the coroutine on a mailbox until a credit comes back.
-struct CreditWait {
-  std::vector<std::coroutine_handle<>>& waiting;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { waiting.push_back(h); }
-  void await_resume() const noexcept {}
-};
-}  // namespace
-
 Task<> GeminiNic::smsg(Rank src, Rank dst, Bytes bytes) {
   co_await job_.cores.run(src, p_.smsg_send_cpu, node::CpuUse::send);
   Mailbox* m = &mailbox(src, dst);
   reclaim(*m);
   while (m->credits == 0) {
     schedule_wake(*m, pair_key(src, dst));
-    co_await CreditWait{m->waiting};
+    co_await m->waiting.wait();
     m = &mailbox(src, dst);
     reclaim(*m);
   }
@@ -153,9 +143,7 @@ void GeminiNic::release(Rank src, Rank dst) {
 void GeminiNic::wake_sender(std::uint64_t key) {
   Mailbox& m = mailboxes_.at(key);
   m.wake_scheduled = false;
-  if (m.waiting.empty()) return;
-  job_.kernel.resume_now(m.waiting.front());
-  m.waiting.erase(m.waiting.begin());
+  m.waiting.wake_one(job_.kernel);
 }
 
 // The node's DMA engine takes one transfer descriptor at a time: it sets the transfer up, then
@@ -172,9 +160,9 @@ Task<Time> GeminiNic::bte_start(Rank r, Bytes bytes) {
 }
 
 Task<> GeminiNic::bte_stream(Rank from, Rank to, Bytes bytes, const PacketFormat* format, Time paced_until) {
-  Trigger delivered(job_.kernel);
+  Signal delivered(job_.kernel);
   job_.network.start({job_.node_of(from), job_.node_of(to), bytes, {},
-                      {[](void* t, std::uint64_t) { static_cast<Trigger*>(t)->fire(); }, &delivered, 0}, format});
+                      delivered.firing(), format});
   if (const Time now = job_.kernel.now(); paced_until > now) co_await job_.kernel.sleep(paced_until - now);
   co_await delivered;
 }
@@ -183,7 +171,7 @@ namespace {
 std::int64_t requests_of(Bytes bytes) { return std::max<std::int64_t>(1, (bytes + 63) / 64); }
 }  // namespace
 
-Task<> GeminiNic::put(Rank initiator, Rank target, Bytes bytes, Engine engine, Trigger* arrived) {
+Task<> GeminiNic::put(Rank initiator, Rank target, Bytes bytes, Engine engine, Signal* arrived) {
   if (engine == Engine::fma) {
     co_await job_.cores.run(initiator, p_.fma_post_cpu + requests_of(bytes) * p_.fma_request_cpu, node::CpuUse::send);
     co_await transfer(initiator, target, bytes, &put_format_);

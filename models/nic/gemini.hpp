@@ -11,6 +11,7 @@
 
 #include "models/network/link_timeline.hpp"
 #include "models/node/job.hpp"
+#include "sim/core/wait.hpp"
 
 namespace torsim::nic {
 
@@ -57,7 +58,7 @@ class GeminiNic {
   /// RDMA put of `bytes` from initiator to target: resumes when the initiator's CQ reports
   /// completion (the responses are back). `arrived`, if given, fires when the data is at the
   /// target (where a remote event would appear).
-  Task<> put(Rank initiator, Rank target, Bytes bytes, Engine engine, Trigger* arrived = nullptr);
+  Task<> put(Rank initiator, Rank target, Bytes bytes, Engine engine, Signal* arrived = nullptr);
   /// RDMA get: resumes when the data is at the initiator. `charge_post` false: the initiator's
   /// core is already accounted for (a blocking call spinning on it), the post only takes time.
   Task<> get(Rank initiator, Rank target, Bytes bytes, Engine engine, bool charge_post = true);
@@ -85,7 +86,7 @@ class GeminiNic {
   struct Mailbox {
     int credits;
     std::vector<Time> returning;  // times credits come back, in order
-    std::vector<std::coroutine_handle<>> waiting;
+    WaitQueue waiting;
     bool wake_scheduled = false;
   };
   Mailbox& mailbox(Rank src, Rank dst);

@@ -61,30 +61,6 @@ struct Injection {
   void await_resume() const noexcept {}
 };
 
-// Parks a coroutine in a slot until someone resumes it.
-struct WaitIn {
-  std::coroutine_handle<>& slot;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { slot = h; }
-  void await_resume() const noexcept {}
-};
-
-// Resumes at `time`, at once if that is not later than now.
-struct Until {
-  Kernel& kernel;
-  Time time;
-  bool await_ready() const noexcept { return time <= kernel.now(); }
-  void await_suspend(std::coroutine_handle<> h) const { kernel.resume_at(time, h); }
-  void await_resume() const noexcept {}
-};
-
-// Parks a coroutine on a list until someone resumes it.
-struct Park {
-  std::vector<std::coroutine_handle<>>& list;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { list.push_back(h); }
-  void await_resume() const noexcept {}
-};
 
 }  // namespace
 
@@ -120,29 +96,6 @@ InfinibandParams infiniband_of(const Machine& machine, const Where& where) {
 
 // ---- Queue pairs: a work request's packets wait for the previous request of the same pair.
 
-namespace {
-
-template <class QueuePair>
-struct Acquire {
-  QueuePair& qp;
-  bool await_ready() const noexcept { return !qp.busy && (qp.busy = true); }
-  void await_suspend(std::coroutine_handle<> h) { qp.waiting.push_back(h); }
-  void await_resume() const noexcept {}
-};
-
-// Hands the pair to the next waiting request (still busy), or frees it.
-template <class QueuePair>
-void release(Kernel& kernel, QueuePair& qp) {
-  if (qp.waiting.empty()) {
-    qp.busy = false;
-    return;
-  }
-  kernel.resume_now(qp.waiting.front());
-  qp.waiting.pop_front();
-}
-
-}  // namespace
-
 // ---- The packet pipeline
 
 struct InfinibandHca::Stream {
@@ -152,7 +105,7 @@ struct InfinibandHca::Stream {
   bool store;
   std::int64_t packets = 0, arrived = 0;
   StreamEnd end;
-  std::coroutine_handle<> waiter;
+  Signal all_in;  // every packet has arrived
 };
 
 InfinibandHca::InfinibandHca(node::Job& job, const InfinibandParams& params)
@@ -182,16 +135,16 @@ void InfinibandHca::packet_arrived(void* context, std::uint64_t bytes) {
                                   s.store ? hca.pcie(s.to, s.rail).write_to_memory(now + hca.p_.receive_latency,
                                                                                    static_cast<Bytes>(bytes))
                                           : now);
-  if (++s.arrived == s.packets && s.waiter) hca.job_.kernel.resume_now(std::exchange(s.waiter, {}));
+  if (++s.arrived == s.packets) s.all_in.fire();
 }
 
 // Reads run ahead of the wire by as many packets as the read tags cover; each packet leaves
 // once its data is in and the previous packet has left.
 Task<InfinibandHca::StreamEnd> InfinibandHca::stream(NodeId from, NodeId to, int rail, Bytes bytes,
-                                                     PacketHeaders headers, bool fetch, bool store, QueuePair* qp) {
+                                                     PacketHeaders headers, bool fetch, bool store, Semaphore* qp) {
   Kernel& kernel = job_.kernel;
   const Bytes mtu = job_.machine.packet.payload;
-  Stream s{this, to, rail, store, 0, 0, {}, {}};
+  Stream s{this, to, rail, store, 0, 0, {}, Signal(kernel)};
   s.packets = std::max<std::int64_t>(1, (bytes + mtu - 1) / mtu);
   const auto lookahead = std::max<std::int64_t>(1, p_.pcie.read_tags * p_.pcie.max_read_request / mtu);
   std::vector<Time> ready(static_cast<std::size_t>(lookahead));
@@ -200,7 +153,7 @@ Task<InfinibandHca::StreamEnd> InfinibandHca::stream(NodeId from, NodeId to, int
     for (; issued < s.packets && issued < k + lookahead; ++issued)
       ready[static_cast<std::size_t>(issued % lookahead)] =
           fetch ? pcie(from, rail).read_from_memory(kernel.now(), std::min(mtu, bytes - issued * mtu)) : kernel.now();
-    co_await Until{kernel, ready[static_cast<std::size_t>(k % lookahead)]};
+    co_await kernel.until(ready[static_cast<std::size_t>(k % lookahead)]);
     const Bytes size = std::min(mtu, bytes - k * mtu);
     const Bytes extra = s.packets == 1 ? headers.only : k == 0 ? headers.first : k + 1 == s.packets ? headers.last : 0;
     ++counters_.packets;
@@ -209,15 +162,13 @@ Task<InfinibandHca::StreamEnd> InfinibandHca::stream(NodeId from, NodeId to, int
                         static_cast<std::int8_t>(rail)},
                        {}};
   }
-  if (qp) release(kernel, *qp);
-  if (s.arrived < s.packets) co_await WaitIn{s.waiter};
+  if (qp) qp->release(kernel);  // the pair's turn passes to its next request
+  co_await s.all_in;
   co_return s.end;
 }
 
-InfinibandHca::QueuePair& InfinibandHca::queue_pair(Rank src, Rank dst, int rail) {
-  auto& qp = queue_pairs_[pair_key(src, dst, rail)];
-  if (!qp) qp = std::make_unique<QueuePair>();
-  return *qp;
+Semaphore& InfinibandHca::queue_pair(Rank src, Rank dst, int rail) {
+  return queue_pairs_.try_emplace(pair_key(src, dst, rail), 1).first->second;
 }
 
 // BlueFlame when the data fits inline (the CPU writes the work request and its data into the
@@ -241,7 +192,7 @@ void InfinibandHca::call_at(Time when, Callback callback) {
 }
 
 Task<> InfinibandHca::acknowledge(NodeId responder, NodeId initiator, int rail, Time arrival) {
-  co_await Until{job_.kernel, arrival + p_.receive_latency};
+  co_await job_.kernel.until(arrival + p_.receive_latency);
   const StreamEnd ack = co_await stream(responder, initiator, rail, 0, {0, 0, kAeth}, false, false, nullptr);
   co_await job_.kernel.sleep(pcie(initiator, rail).write_to_memory(ack.last_arrival + p_.receive_latency, p_.cqe_bytes) -
                              job_.kernel.now());
@@ -253,9 +204,9 @@ Task<> InfinibandHca::acknowledge(NodeId responder, NodeId initiator, int rail, 
 Task<> InfinibandHca::begin(Rank src, Rank dst, int rail, Bytes bytes, bool consumes_receive) {
   co_await job_.cores.run(src, p_.post_send_cpu, node::CpuUse::send);
   const Time start = post(job_.node_of(src), rail, bytes);
-  co_await Acquire<QueuePair>{queue_pair(src, dst, rail)};
+  co_await queue_pair(src, dst, rail).acquire();
   if (consumes_receive) co_await take_receive(dst, src);
-  co_await Until{job_.kernel, start};
+  co_await job_.kernel.until(start);
 }
 
 Task<> InfinibandHca::rdma_write(Rank src, Rank dst, Bytes bytes, int rail, Callback landed, bool immediate) {
@@ -283,17 +234,17 @@ Task<> InfinibandHca::rdma_read(Rank initiator, Rank target, Bytes bytes, int ra
   const NodeId a = job_.node_of(initiator), b = job_.node_of(target);
   const StreamEnd request = co_await stream(a, b, rail, 0, {0, 0, kReth}, false, false, &queue_pair(initiator, target, rail));
   // The responder's HCA turns the request round and streams the data from its memory.
-  co_await Until{job_.kernel, request.last_arrival + p_.receive_latency + p_.send_latency};
+  co_await job_.kernel.until(request.last_arrival + p_.receive_latency + p_.send_latency);
   const StreamEnd data = co_await stream(b, a, rail, bytes, {kAeth, kAeth, kAeth}, true, true, nullptr);
   const Time completion = pcie(a, rail).write_to_memory(data.last_arrival + p_.receive_latency, p_.cqe_bytes);
-  co_await Until{job_.kernel, std::max(completion, data.data_in_memory)};
+  co_await job_.kernel.until(std::max(completion, data.data_in_memory));
 }
 
 Task<> InfinibandHca::take_receive(Rank receiver, Rank sender) {
   ReceiveQueue& q = receive_queues_[pair_key(receiver, sender)];
   while (q.posted == 0) {
     ++counters_.receive_queue_waits;
-    co_await Park{q.waiting};
+    co_await q.waiting.wait();
   }
   --q.posted;
 }
@@ -301,7 +252,7 @@ Task<> InfinibandHca::take_receive(Rank receiver, Rank sender) {
 void InfinibandHca::post_receives(Rank receiver, Rank sender, int count) {
   ReceiveQueue& q = receive_queues_[pair_key(receiver, sender)];
   q.posted += count;
-  for (auto h : std::exchange(q.waiting, {})) job_.kernel.resume_now(h);
+  q.waiting.wake_all(job_.kernel);
 }
 
 Time InfinibandHca::register_memory(Rank r, std::uint64_t buffer, Bytes bytes) {

@@ -32,6 +32,7 @@
 
 #include "models/node/job.hpp"
 #include "models/nic/pcie.hpp"
+#include "sim/core/wait.hpp"
 
 namespace torsim::nic {
 
@@ -104,17 +105,14 @@ class InfinibandHca {
   const HcaCounters& counters() const { return counters_; }
 
  private:
-  /// Work requests of one queue pair leave in order: one streams at a time, the others wait.
-  struct QueuePair {
-    bool busy = false;
-    std::deque<std::coroutine_handle<>> waiting;
-  };
   struct Stream;
   struct StreamEnd {
     Time last_arrival = 0;    // the last packet at the destination's HCA
     Time data_in_memory = 0;  // its data in the destination's memory
   };
-  QueuePair& queue_pair(Rank src, Rank dst, int rail);
+  /// Work requests of one queue pair leave in order: one streams at a time (holding the pair's
+  /// turn), the others wait.
+  Semaphore& queue_pair(Rank src, Rank dst, int rail);
   /// A work request's start: the post, the HCA's turn, the queue pair (held on return) and,
   /// when it consumes one, a receive posted at dst; returns when its first packet may start.
   Task<> begin(Rank src, Rank dst, int rail, Bytes bytes, bool consumes_receive);
@@ -124,7 +122,7 @@ class InfinibandHca {
   /// data first; `store`: DMA-write it at the destination. Frees `qp` (if any) once its last
   /// packet is on the wire.
   Task<StreamEnd> stream(NodeId from, NodeId to, int rail, Bytes bytes, PacketHeaders headers, bool fetch,
-                         bool store, QueuePair* qp);
+                         bool store, Semaphore* qp);
   /// The responder acknowledges a packet that arrived at `arrival`; the initiator's HCA writes
   /// the completion: returns when it is in the initiator's CQ.
   Task<> acknowledge(NodeId responder, NodeId initiator, int rail, Time arrival);
@@ -139,10 +137,10 @@ class InfinibandHca {
   std::vector<PcieLink> pcie_;                  // per node and rail
   std::vector<net::LinkTimeline> engines_;      // per node and rail: work-request processing
   std::deque<PacketFormat> formats_;            // by extra header bytes; stable addresses
-  std::unordered_map<std::uint64_t, std::unique_ptr<QueuePair>> queue_pairs_;
+  std::unordered_map<std::uint64_t, Semaphore> queue_pairs_;  // a node-based map: stable
   struct ReceiveQueue {
     int posted = 0;
-    std::vector<std::coroutine_handle<>> waiting;
+    WaitQueue waiting;
   };
   std::unordered_map<std::uint64_t, ReceiveQueue> receive_queues_;
   struct RegistrationCache {

@@ -32,15 +32,6 @@ std::uint64_t pair_key(Rank src, Rank dst) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
 }
 
-void fire(void* trigger, std::uint64_t) { static_cast<Trigger*>(trigger)->fire(); }
-
-// Parks a coroutine on a list until someone resumes it.
-struct Park {
-  std::vector<std::coroutine_handle<>>& list;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { list.push_back(h); }
-  void await_resume() const noexcept {}
-};
 }  // namespace
 
 const ParamTable kViaParams{"machine.nic (model: via)", "A VIA NIC (cLAN) and the VIPL calls' costs.", kSpecs};
@@ -68,32 +59,21 @@ ViaParams via_of(const Machine& machine, const Where& where) {
 
 // ---- Credits
 
-Credits::Pair& Credits::pair(Rank src, Rank dst) {
-  return pairs_.try_emplace(pair_key(src, dst), Pair{per_pair_, {}}).first->second;
+Semaphore& Credits::pair(Rank src, Rank dst) {
+  return pairs_.try_emplace(pair_key(src, dst), per_pair_).first->second;
 }
 
-int Credits::available(Rank src, Rank dst) { return pair(src, dst).credits; }
+int Credits::available(Rank src, Rank dst) { return static_cast<int>(pair(src, dst).available()); }
 
 Task<> Credits::take(Rank src, Rank dst) {
-  Pair& p = pair(src, dst);  // a node-based map: the reference survives other insertions
-  if (p.credits > 0 && p.waiting.empty()) {
-    --p.credits;
-    co_return;
-  }
-  co_await Park{p.waiting};  // send_back() hands a credit over
+  co_await pair(src, dst).acquire();  // a node-based map: the semaphore stays put
 }
 
 void Credits::give_back(Rank src, Rank dst) { nic_.job().kernel.spawn(send_back(src, dst)); }
 
 Task<> Credits::send_back(Rank src, Rank dst) {
   co_await nic_.header(dst, src);
-  Pair& p = pair(src, dst);
-  if (p.waiting.empty()) {
-    ++p.credits;
-    co_return;
-  }
-  nic_.job().kernel.resume_now(p.waiting.front());
-  p.waiting.erase(p.waiting.begin());
+  pair(src, dst).release(nic_.job().kernel);
 }
 
 // ---- NIC
@@ -114,8 +94,8 @@ Task<> ViaNic::transfer(Rank src, Rank dst, Bytes bytes, Callback left) {
   const Time start = std::max(free, job_.kernel.now());
   free = start + transfer_time(machine.packet.wire_bytes(bytes), machine.node.injection_bandwidth);
   if (start > job_.kernel.now()) co_await job_.kernel.sleep(start - job_.kernel.now());
-  Trigger landed(job_.kernel);
-  job_.network.start({job_.node_of(src), job_.node_of(dst), bytes, left, {fire, &landed, 0}});
+  Signal landed(job_.kernel);
+  job_.network.start({job_.node_of(src), job_.node_of(dst), bytes, left, landed.firing()});
   co_await landed;
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/node/job.hpp"
+#include "sim/core/wait.hpp"
 
 namespace torsim::nic {
 
@@ -57,16 +58,12 @@ class Credits {
   int available(Rank src, Rank dst);
 
  private:
-  struct Pair {
-    int credits;
-    std::vector<std::coroutine_handle<>> waiting;  // in arrival order
-  };
-  Pair& pair(Rank src, Rank dst);
+  Semaphore& pair(Rank src, Rank dst);
   Task<> send_back(Rank src, Rank dst);
 
   ViaNic& nic_;
   int per_pair_;
-  std::unordered_map<std::uint64_t, Pair> pairs_;
+  std::unordered_map<std::uint64_t, Semaphore> pairs_;
 };
 
 /// The NIC's side of each operation; the layer charges the calls' core time (post_cpu before

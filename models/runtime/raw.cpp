@@ -12,7 +12,7 @@ struct OneSided {
   net::NetworkModel* network;
   NodeId initiator, target;
   Bytes size;
-  Trigger done;
+  Signal done;
 };
 
 void fire(void* ctx, std::uint64_t) { static_cast<OneSided*>(ctx)->done.fire(); }
@@ -87,14 +87,14 @@ Task<Request> RawLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes s
 
 // Put: the data goes to the target, a zero-byte ack comes back.
 Task<> RawLayer::put(Rank self, Rank target, Bytes size) {
-  OneSided op{&job_.network, job_.node_of(self), job_.node_of(target), size, Trigger(kernel())};
+  OneSided op{&job_.network, job_.node_of(self), job_.node_of(target), size, Signal(kernel())};
   job_.network.start({op.initiator, op.target, size, {}, {reply_with, &op, 0}});
   co_await op.done;
 }
 
 // Get: a zero-byte request goes to the target, the data comes back.
 Task<> RawLayer::get(Rank self, Rank target, Bytes size) {
-  OneSided op{&job_.network, job_.node_of(self), job_.node_of(target), size, Trigger(kernel())};
+  OneSided op{&job_.network, job_.node_of(self), job_.node_of(target), size, Signal(kernel())};
   job_.network.start({op.initiator, op.target, 0, {}, {reply_with, &op, static_cast<std::uint64_t>(size)}});
   co_await op.done;
 }

@@ -97,6 +97,18 @@ class Kernel {
     };
     return Sleep{this, delay};
   }
+  /// Awaitable: suspends the calling process until `time`; not at all when that is not later
+  /// than now.
+  auto until(Time time) {
+    struct Until {
+      Kernel* kernel;
+      Time time;
+      bool await_ready() const noexcept { return time <= kernel->now_; }
+      void await_suspend(std::coroutine_handle<> h) const { kernel->resume_at(time, h); }
+      void await_resume() const noexcept {}
+    };
+    return Until{this, time};
+  }
 
   // Used by the process wrapper; not for workloads.
   struct RootPromise;
@@ -139,30 +151,6 @@ class Kernel {
   RootPromise* processes_ = nullptr;  // intrusive list of live processes, destroyed with us
   std::uint64_t progress_every_ = 0;
   std::function<void(const Kernel&)> progress_hook_;
-};
-
-/// A one-shot completion with at most one waiting process: the building block of requests.
-/// fire() resumes the waiter through the kernel (never recursively) at the current time.
-class Trigger {
- public:
-  explicit Trigger(Kernel& kernel) : kernel_(&kernel) {}
-  // Not copyable: a copy would hold a second waiter slot that fire() never sees (GCC 12
-  // awaits a copy of `co_await *ptr`'s result when the type is copyable).
-  Trigger(const Trigger&) = delete;
-  Trigger& operator=(const Trigger&) = delete;
-  bool fired() const { return fired_; }
-  void fire() {
-    fired_ = true;
-    if (waiter_) kernel_->resume_now(std::exchange(waiter_, {}));
-  }
-  bool await_ready() const noexcept { return fired_; }
-  void await_suspend(std::coroutine_handle<> h) noexcept { waiter_ = h; }
-  void await_resume() const noexcept {}
-
- private:
-  Kernel* kernel_;
-  bool fired_ = false;
-  std::coroutine_handle<> waiter_;
 };
 
 }  // namespace torsim

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/core/kernel.hpp"
+#include "sim/core/wait.hpp"
 
 using namespace torsim;
 
@@ -33,12 +34,12 @@ Task<> thrower(Kernel& k) {
   throw std::runtime_error("boom");
 }
 
-Task<> wait_on(Trigger& t, Kernel& k, Time& when) {
+Task<> wait_on(Signal& t, Kernel& k, Time& when) {
   co_await t;
   when = k.now();
 }
 
-Task<> never_finishes(Trigger& t) { co_await t; }
+Task<> never_finishes(Signal& t) { co_await t; }
 
 }  // namespace
 
@@ -150,12 +151,12 @@ TEST_CASE("an exception in a process surfaces from run()", "[kernel]") {
   CHECK_THROWS_WITH(k.run(), "boom");
 }
 
-TEST_CASE("a trigger resumes its waiter through the kernel at the firing time", "[kernel]") {
+TEST_CASE("a signal resumes its waiter through the kernel at the firing time", "[kernel]") {
   Kernel k;
-  Trigger t(k);
+  Signal t(k);
   Time when = -1;
   k.spawn(wait_on(t, k, when));
-  k.at(42, {[](void* c, std::uint64_t) { static_cast<Trigger*>(c)->fire(); }, &t, 0});
+  k.at(42, t.firing());
   k.run();
   CHECK(when == 42);
   CHECK(t.fired());
@@ -163,7 +164,7 @@ TEST_CASE("a trigger resumes its waiter through the kernel at the firing time", 
 
 TEST_CASE("blocked processes are counted and destroyed with the kernel", "[kernel]") {
   auto k = std::make_unique<Kernel>();
-  Trigger t(*k);
+  Signal t(*k);
   k->spawn(never_finishes(t));
   k->spawn(never_finishes(t));
   k->run();

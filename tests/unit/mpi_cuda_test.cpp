@@ -198,7 +198,7 @@ TEST_CASE("a baseline rank blocked in a synchronisation moves none of its other 
       for (rt::Tag tag = 0; tag < n; ++tag) (void)co_await m.isend(0, 1, l, tag);
     }(mpi, layout, sends));
     j.kernel.spawn([](Kernel& k, gpu::SignalPtr r, Time& at) -> Task<> {
-      gpu::Signal& s = *r;
+      Signal& s = *r;
       co_await s;
       at = k.now();
     }(j.kernel, received.front(), first));

@@ -74,14 +74,14 @@ Task<> PamiLayer::protocol(Message m) {
 // finds that the MU has read the data.
 Task<> PamiLayer::eager(Message m, bool is_immediate, CpuCharge handler) {
   const Envelope& e = m.envelope;
-  Trigger injected(kernel());
+  Signal injected(kernel());
   if (is_immediate) complete_send(m);
   else kernel().spawn(complete_locally(m, injected));
   co_await transfer(e.src, e.dst, wire_size(m), &injected, handler);
   arrive(m);
 }
 
-Task<> PamiLayer::complete_locally(Message m, Trigger& injected) {
+Task<> PamiLayer::complete_locally(Message m, Signal& injected) {
   co_await injected;
   co_await cores().run(m.envelope.src, pami_.completion_cpu, CpuUse::poll);
   complete_send(m);
@@ -98,7 +98,7 @@ CpuCharge PamiLayer::receive_cost(Bytes wire) const {
 // The receiver takes packets out of its reception FIFO as they stream in (booked on its core
 // from the moment the MU starts sending); what is left when the last one lands is the
 // dispatch, the last packet's copy and the layer's handler.
-Task<> PamiLayer::transfer(Rank src, Rank dst, Bytes wire, Trigger* injected, CpuCharge handler) {
+Task<> PamiLayer::transfer(Rank src, Rank dst, Bytes wire, Signal* injected, CpuCharge handler) {
   const NodeId node = job_.node_of(src);
   if (node == job_.node_of(dst)) {  // shared memory: one copy by the receiver
     co_await net::Delivery(job_.network, node, node, wire);
@@ -106,7 +106,7 @@ Task<> PamiLayer::transfer(Rank src, Rank dst, Bytes wire, Trigger* injected, Cp
     co_await cores().run(dst, handler.add(CpuUse::receive, pami_.dispatch_cpu).add(CpuUse::copy, copy_time(wire)));
     co_return;
   }
-  Trigger started(kernel()), arrived(kernel());
+  Signal started(kernel()), arrived(kernel());
   kernel().spawn(inject(src, dst, wire, &started, &arrived, injected));
   co_await started;
   const PacketFormat& format = job_.machine.packet;
@@ -120,7 +120,7 @@ Task<> PamiLayer::transfer(Rank src, Rank dst, Bytes wire, Trigger* injected, Cp
   co_await cores().run(dst, handler.add(CpuUse::receive, pami_.dispatch_cpu).add(CpuUse::copy, copy_time(last)));
 }
 
-Task<> PamiLayer::inject(Rank src, Rank dst, Bytes wire, Trigger* started, Trigger* arrived, Trigger* injected) {
+Task<> PamiLayer::inject(Rank src, Rank dst, Bytes wire, Signal* started, Signal* arrived, Signal* injected) {
   co_await mu_.inject(src, dst, wire, arrived, started);
   if (injected) injected->fire();
 }

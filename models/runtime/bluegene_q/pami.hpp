@@ -65,7 +65,7 @@ class PamiLayer : public ProtocolLayer {
   /// One PAMI message (Send or Send_immediate) from src to dst: resumes once dst has
   /// dispatched it, copied it out and run `handler` (extra work of the layer above) on its
   /// core. `injected`, if given, fires at local completion.
-  Task<> transfer(Rank src, Rank dst, Bytes wire, Trigger* injected, CpuCharge handler);
+  Task<> transfer(Rank src, Rank dst, Bytes wire, Signal* injected, CpuCharge handler);
   /// An eager message: PAMI_Send or Send_immediate, then the handler and the delivery.
   Task<> eager(Message m, bool immediate, CpuCharge handler);
 
@@ -74,8 +74,8 @@ class PamiLayer : public ProtocolLayer {
   PamiParams pami_;
 
  private:
-  Task<> inject(Rank src, Rank dst, Bytes wire, Trigger* started, Trigger* arrived, Trigger* injected);
-  Task<> complete_locally(Message m, Trigger& injected);
+  Task<> inject(Rank src, Rank dst, Bytes wire, Signal* started, Signal* arrived, Signal* injected);
+  Task<> complete_locally(Message m, Signal& injected);
 };
 
 /// The collectives of both Blue Gene/Q layers: MPI_Allreduce and MPI_Barrier (and PAMI's) on

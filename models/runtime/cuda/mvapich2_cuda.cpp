@@ -34,7 +34,7 @@ enum NoteKind : Tag { kRequestToSend = 0, kClearToSend = 1, kPieceReady = 2 };
 constexpr Tag note_tag(Tag tag, NoteKind kind) { return kNotes + tag * 4 + kind; }
 
 Task<> wait_signal(gpu::SignalPtr signal) {
-  gpu::Signal& s = *signal;
+  Signal& s = *signal;
   co_await s;
 }
 
@@ -62,7 +62,7 @@ Mvapich2Cuda::Mvapich2Cuda(MessagingLayer& layer, const gpu::GpuParams& gpu, con
     if (added) devices_.push_back(std::make_unique<gpu::Device>(layer.kernel(), gpu));
     gpu_of_.push_back(it->second);
     streams_.push_back(create_streams(device_of(r)));
-    unblocked_.push_back(std::make_shared<gpu::Signal>(layer.kernel()));
+    unblocked_.push_back(std::make_shared<Signal>(layer.kernel()));
     unblocked_.back()->fire();
   }
 }
@@ -97,7 +97,7 @@ std::vector<Bytes> Mvapich2Cuda::pieces(Bytes bytes, GpuPath path) const {
 Mvapich2Cuda::Transfer Mvapich2Cuda::transfer(Rank self, Rank peer, const gpu::Layout& layout, Tag tag) {
   if (tag < 0 || tag >= kMvapich2CudaTags) throw std::logic_error("a CUDA-aware MPI transfer's tag is below kMvapich2CudaTags");
   Transfer t{self, peer, &layout, tag, path_of(self, peer, layout.bytes()), {}, {},
-             std::make_shared<gpu::Signal>(layer_.kernel())};
+             std::make_shared<Signal>(layer_.kernel())};
   t.pieces = pieces(layout.bytes(), t.path);
   Streams& s = streams_of(self);
   for (std::size_t i = 0; design_ == GpuDesign::overlap && i < t.pieces.size(); ++i)
@@ -179,7 +179,7 @@ Task<> Mvapich2Cuda::thread_free(Rank self) const {
 // one rank follow one another.
 Task<> Mvapich2Cuda::launch_and_synchronize(Rank self, int stream, const gpu::KernelWork& work) {
   co_await thread_free(self);
-  const gpu::SignalPtr unblocked = std::make_shared<gpu::Signal>(layer_.kernel());
+  const gpu::SignalPtr unblocked = std::make_shared<Signal>(layer_.kernel());
   unblocked_[static_cast<std::size_t>(self)] = unblocked;
   gpu::Device& d = device_of(self);
   co_await cpu(self, gpu_.launch_cpu, CpuUse::copy);

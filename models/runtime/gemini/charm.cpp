@@ -160,15 +160,15 @@ Task<> CharmUgniLayer::small(Message m) {
 Task<> CharmUgniLayer::persistent(Message m) {
   const Envelope& e = m.envelope;
   const Bytes bytes = e.size + charm_.envelope;
-  auto arrived = std::make_shared<Trigger>(kernel());
+  auto arrived = std::make_shared<Signal>(kernel());
   kernel().spawn(land(m, arrived));
   co_await nic_.put(e.src, e.dst, bytes, engine_for(bytes, p_.fma_bte_threshold), arrived.get());
   complete_send(m);
 }
 
 // The receiver side of a persistent message: its CQ event, then the scheduler.
-Task<> CharmUgniLayer::land(Message m, std::shared_ptr<Trigger> arrived) {
-  Trigger& landed = *arrived;  // a named reference: `co_await *arrived` would await a copy
+Task<> CharmUgniLayer::land(Message m, std::shared_ptr<Signal> arrived) {
+  Signal& landed = *arrived;  // a named reference: `co_await *arrived` would await a copy
   co_await landed;
   co_await notice(m.envelope.dst);
   co_await cores().run(m.envelope.dst, nic_.params().cq_poll_cpu, CpuUse::poll);
@@ -199,25 +199,22 @@ Task<> CharmUgniLayer::large(Message m) {
 // the transfer (too big for the memory pool).
 Task<> CharmUgniLayer::get_segments(Rank dst, Rank src, Bytes bytes) {
   std::int64_t in_flight = 0;
-  std::vector<std::coroutine_handle<>> waiting;
+  WaitQueue waiting;  // this process, for a segment to finish
   for (Bytes at = 0; at < bytes; at += p_.big_segment) {
-    while (in_flight >= p_.big_segments_in_flight) co_await Park{waiting};
+    while (in_flight >= p_.big_segments_in_flight) co_await waiting.wait();
     ++in_flight;
     kernel().spawn(segment(dst, src, std::min(p_.big_segment, bytes - at), in_flight, waiting));
   }
-  while (in_flight > 0) co_await Park{waiting};
+  while (in_flight > 0) co_await waiting.wait();
 }
 
 Task<> CharmUgniLayer::segment(Rank dst, Rank src, Bytes bytes, std::int64_t& in_flight,
-                               std::vector<std::coroutine_handle<>>& waiting) {
+                               WaitQueue& waiting) {
   co_await cores().run(src, nic_.registration_cost(bytes), CpuUse::registration);
   co_await cores().run(dst, nic_.registration_cost(bytes), CpuUse::registration);
   co_await nic_.get(dst, src, bytes, nic::Engine::bte);
   --in_flight;
-  if (waiting.empty()) co_return;
-  const auto next = waiting.front();
-  waiting.erase(waiting.begin());
-  kernel().resume_now(next);
+  waiting.wake_one(kernel());
 }
 
 Task<> CharmUgniLayer::put(Rank self, Rank target, Bytes size) {

@@ -108,8 +108,8 @@ class CharmUgniLayer final : public GeminiLayer {
   Task<> persistent(Message m);
   Task<> large(Message m);
   Task<> get_segments(Rank dst, Rank src, Bytes bytes);
-  Task<> segment(Rank dst, Rank src, Bytes bytes, std::int64_t& in_flight, std::vector<std::coroutine_handle<>>& waiting);
-  Task<> land(Message m, std::shared_ptr<Trigger> arrived);
+  Task<> segment(Rank dst, Rank src, Bytes bytes, std::int64_t& in_flight, WaitQueue& waiting);
+  Task<> land(Message m, std::shared_ptr<Signal> arrived);
   void enqueue(const Message& m);
 
   CharmParams charm_;

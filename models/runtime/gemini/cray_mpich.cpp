@@ -140,7 +140,10 @@ bool CrayMpichLayer::connected(Rank a, Rank b) const {
 Task<> CrayMpichLayer::connect(Rank a, Rank b) {
   if (connected(a, b)) co_return;
   const auto key = connection_key(a, b);
-  if (const auto it = connecting_.find(key); it != connecting_.end()) co_return co_await Park{it->second};
+  if (const auto it = connecting_.find(key); it != connecting_.end()) {
+    co_await it->second.wait();
+    co_return;
+  }
   connecting_[key];
   co_await cores().run(a, p_.connect_cpu, CpuUse::connection);
   co_await kernel().sleep(nic_.small_latency(a, b));
@@ -149,7 +152,7 @@ Task<> CrayMpichLayer::connect(Rank a, Rank b) {
   co_await kernel().sleep(nic_.small_latency(b, a));
   connected_.insert(key);
   const auto node = connecting_.extract(key);
-  for (const auto h : node.mapped()) kernel().resume_now(h);
+  node.mapped().wake_all(kernel());
 }
 
 // On one node, MPI's shared-memory device: the sender copies into a shared buffer, the
@@ -207,16 +210,13 @@ Task<> CrayMpichLayer::eager_buffered(Message m) {
 
 Task<> CrayMpichLayer::take_eager_buffer(Rank r) {
   auto& free = eager_buffers_free_[static_cast<std::size_t>(r)];
-  while (free == 0) co_await Park{eager_waiting_[static_cast<std::size_t>(r)]};
+  while (free == 0) co_await eager_waiting_[static_cast<std::size_t>(r)].wait();
   --free;
 }
 
 void CrayMpichLayer::return_eager_buffer(Rank r) {
   ++eager_buffers_free_[static_cast<std::size_t>(r)];
-  auto& waiting = eager_waiting_[static_cast<std::size_t>(r)];
-  if (waiting.empty()) return;
-  kernel().resume_now(waiting.front());
-  waiting.erase(waiting.begin());
+  eager_waiting_[static_cast<std::size_t>(r)].wake_one(kernel());
 }
 
 // R0: request to send; once a receive matches, the receiver registers its buffer (through the

@@ -7,16 +7,9 @@
 
 #include "models/nic/gemini.hpp"
 #include "models/runtime/protocol_layer.hpp"
+#include "sim/core/wait.hpp"
 
 namespace torsim::rt {
-
-/// Awaitable: parks the caller in `list` until something resumes it.
-struct Park {
-  std::vector<std::coroutine_handle<>>& list;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { list.push_back(h); }
-  void await_resume() const noexcept {}
-};
 
 /// Shared by the Gemini layers: the NIC, and the polling loop through which a rank notices
 /// what arrives.

@@ -52,13 +52,13 @@ Task<> UgniLayer::put(Rank self, Rank target, Bytes size) {
 // A put with a remote event: the target finds it on its completion queue.
 Task<> UgniLayer::put_notify(Rank self, Rank target, Bytes size) {
   co_await cores().run(self, nic_.register_memory(self, user_buffer(size), size), CpuUse::registration);
-  auto arrived = std::make_shared<Trigger>(kernel());
+  auto arrived = std::make_shared<Signal>(kernel());
   kernel().spawn(remote_event(self, target, arrived));
   co_await nic_.put(self, target, size, engine_for(size, p_.fma_bte_threshold), arrived.get());
 }
 
-Task<> UgniLayer::remote_event(Rank from, Rank target, std::shared_ptr<Trigger> arrived) {
-  Trigger& landed = *arrived;  // a named reference: `co_await *arrived` would await a copy
+Task<> UgniLayer::remote_event(Rank from, Rank target, std::shared_ptr<Signal> arrived) {
+  Signal& landed = *arrived;  // a named reference: `co_await *arrived` would await a copy
   co_await landed;
   co_await notice(target);
   co_await cores().run(target, nic_.params().cq_poll_cpu, CpuUse::poll);

@@ -26,7 +26,7 @@ class UgniLayer final : public GeminiLayer {
 
  private:
   bool put_notify_uses_messages() const override { return false; }
-  Task<> remote_event(Rank from, Rank target, std::shared_ptr<Trigger> arrived);
+  Task<> remote_event(Rank from, Rank target, std::shared_ptr<Signal> arrived);
   CpuCharge send_overhead(const Message&) override { return {}; }
   Task<> protocol(Message m) override;
   UgniParams p_;

@@ -21,8 +21,8 @@ Task<> InfinibandLayer::take_receive(Rank receiver, Rank sender) {
 
 Task<> InfinibandLayer::send_received(Rank src, Rank dst, Bytes bytes, int rail, int depth) {
   connect(dst, src, depth);
-  Trigger landed(kernel());
-  kernel().spawn(hca_.send(src, dst, bytes, rail, firing(landed)));
+  Signal landed(kernel());
+  kernel().spawn(hca_.send(src, dst, bytes, rail, landed.firing()));
   co_await landed;
   co_await take_receive(dst, src);
 }

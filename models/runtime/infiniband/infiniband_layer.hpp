@@ -33,13 +33,10 @@ class InfinibandLayer : public ProtocolLayer {
   static std::uint64_t pair_key(Rank a, Rank b) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
   }
-  /// A callback that fires `trigger`.
-  static Callback firing(Trigger& trigger) { return {fire, &trigger, 0}; }
 
   nic::InfinibandHca hca_;
 
  private:
-  static void fire(void* trigger, std::uint64_t) { static_cast<Trigger*>(trigger)->fire(); }
   std::unordered_set<std::uint64_t> connected_;  // (receiver, sender) pairs with receives posted
 };
 

@@ -41,7 +41,7 @@ constexpr ParamSpec kMpiSpecs[] = {
 // Counts work requests down to their local completions.
 struct Countdown {
   int left;
-  Trigger done;
+  Signal done;
 };
 Task<> count_down(Task<> operation, Countdown& countdown) {
   co_await operation;
@@ -111,8 +111,8 @@ void Mvapich2Layer::return_slot(std::uint64_t key) { ++rings_.at(key).free_slots
 Task<> Mvapich2Layer::small(Rank src, Rank dst, Bytes bytes, int rail) {
   if (bytes > p_.fast_path_size || !take_fast_path_slot(src, dst))
     co_return co_await send_received(src, dst, bytes, rail, p_.prepost_depth);
-  Trigger landed(kernel());
-  kernel().spawn(hca_.rdma_write(src, dst, bytes, rail, firing(landed)));
+  Signal landed(kernel());
+  kernel().spawn(hca_.rdma_write(src, dst, bytes, rail, landed.firing()));
   co_await landed;
   co_await cores().run(dst, hca_.params().poll_cpu, CpuUse::poll);
   kernel().after(hca_.small_latency(dst, src),
@@ -147,16 +147,16 @@ Task<> Mvapich2Layer::put_data(Message& m, std::uint32_t receive) {
   const int first_rail = hca_.rail_of(e.src);
   co_await small(e.dst, e.src, p_.control_bytes, first_rail);  // CTS
   co_await cores().run(e.src, p_.recv_cpu, CpuUse::receive);
-  Countdown written{n, Trigger(kernel())};
-  std::deque<Trigger> landed;
+  Countdown written{n, Signal(kernel())};
+  std::deque<Signal> landed;
   for (int k = 0; k < n; ++k) {
     landed.emplace_back(kernel());
     kernel().spawn(count_down(hca_.rdma_write(e.src, e.dst, stripe_bytes(e.size, n, k), (first_rail + k) % hca_.rails(),
-                                              firing(landed.back())),
+                                              landed.back().firing()),
                               written));
   }
   co_await small(e.src, e.dst, p_.control_bytes, (first_rail + n - 1) % hca_.rails());  // FIN
-  for (Trigger& stripe : landed) co_await stripe;
+  for (Signal& stripe : landed) co_await stripe;
   co_await cores().run(e.dst, p_.recv_cpu, CpuUse::receive);
   complete_receive(m, receive);
   co_await written.done;
@@ -170,7 +170,7 @@ Task<> Mvapich2Layer::get_data(Message& m, std::uint32_t receive) {
   const Envelope& e = m.envelope;
   const int n = stripes(e.size);
   const int first_rail = hca_.rail_of(e.src);
-  Countdown read{n, Trigger(kernel())};
+  Countdown read{n, Signal(kernel())};
   for (int k = 0; k < n; ++k)
     kernel().spawn(count_down(hca_.rdma_read(e.dst, e.src, stripe_bytes(e.size, n, k), (first_rail + k) % hca_.rails()), read));
   co_await read.done;
