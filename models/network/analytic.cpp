@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/network/route.hpp"
+
 namespace torsim::net {
 
 namespace {
@@ -29,19 +31,18 @@ void AnalyticModel::start(const TransferRequest& request) {
   ++counters_.trains;
   if (request.rail >= 0) topology_.route_on_rail(request.src, request.dst, request.rail, route_);
   else topology_.route(request.src, request.dst, route_);
-  Time latency = machine_.node.nic_latency;
-  Rate bottleneck = INT64_MAX;
+  const Time head_start = now + machine_.node.nic_latency;
+  RouteCost cost;
   for (LinkId l : route_) {
     const auto& link = topology_.link(l);
     const Time busy = transfer_time(wire, link.bandwidth);
-    observe_booking(l, now + latency + busy, busy);  // from when the head reaches the link
-    latency += link.latency;
-    bottleneck = std::min(bottleneck, link.bandwidth);
+    observe_booking(l, head_start + cost.latency + busy, busy);  // from when the head reaches the link
+    cost.add(link);
     link_busy_[static_cast<std::size_t>(l)] += busy;
   }
   const auto& injection = topology_.link(route_.front());
   notify(now + machine_.node.nic_latency + transfer_time(wire, injection.bandwidth), request.on_injected);
-  notify(now + latency + transfer_time(wire, bottleneck), request.on_delivered);
+  notify(head_start + cost.latency + transfer_time(wire, cost.bottleneck), request.on_delivered);
 }
 
 }  // namespace torsim::net

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "models/network/route.hpp"
+
 #include "topologies/torus.hpp"
 
 namespace torsim::nic {
@@ -124,11 +126,7 @@ Task<> MessageUnit::move(std::uint64_t fifo_key, NodeId from, NodeId to, Bytes b
 
 Time MessageUnit::trailer_time(NodeId from, NodeId to) const {
   if (from == to) return 0;
-  std::vector<topo::LinkId> route;
-  job_.machine.topology->route(from, to, route);
-  Rate slowest = job_.machine.topology->link(route.front()).bandwidth;
-  for (const auto link : route) slowest = std::min(slowest, job_.machine.topology->link(link).bandwidth);
-  return transfer_time(job_.machine.packet.wire_bytes(0), slowest);
+  return transfer_time(job_.machine.packet.wire_bytes(0), net::route_cost(*job_.machine.topology, from, to).bottleneck);
 }
 
 Task<> MessageUnit::inject(Rank src, Rank dst, Bytes bytes, Signal* delivered, Signal* started) {

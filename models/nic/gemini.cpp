@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/network/route.hpp"
+
 namespace torsim::nic {
 
 namespace {
@@ -223,26 +225,14 @@ Time GeminiNic::registration_cost(Bytes bytes) const {
 
 Rate GeminiNic::slowest_link(Rank a, Rank b) const {
   const auto na = job_.node_of(a), nb = job_.node_of(b);
-  if (na == nb) return 0;
-  std::vector<topo::LinkId> route;
-  job_.machine.topology->route(na, nb, route);
-  Rate slowest = 0;
-  for (auto l : route) {
-    const Rate r = job_.machine.topology->link(l).bandwidth;
-    if (slowest == 0 || r < slowest) slowest = r;
-  }
-  return slowest;
+  return na == nb ? 0 : net::route_cost(*job_.machine.topology, na, nb).bottleneck;
 }
 
 Time GeminiNic::small_latency(Rank a, Rank b) const {
   const auto na = job_.node_of(a), nb = job_.node_of(b);
   const auto& machine = job_.machine;
   if (na == nb) return machine.node.memcpy_latency;
-  std::vector<topo::LinkId> route;
-  machine.topology->route(na, nb, route);
-  Time latency = machine.node.nic_latency;
-  for (auto l : route) latency += machine.topology->link(l).latency;
-  return latency;
+  return machine.node.nic_latency + net::route_cost(*machine.topology, na, nb).latency;
 }
 
 }  // namespace torsim::nic

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/network/route.hpp"
+
 namespace torsim::nic {
 
 namespace {
@@ -276,11 +278,8 @@ Time InfinibandHca::register_memory(Rank r, std::uint64_t buffer, Bytes bytes) {
 Time InfinibandHca::small_latency(Rank a, Rank b) const {
   const NodeId na = job_.node_of(a), nb = job_.node_of(b);
   if (na == nb) return job_.machine.node.memcpy_latency;
-  std::vector<topo::LinkId> route;
-  job_.machine.topology->route(na, nb, route);
-  Time latency = 2 * p_.pcie.latency + p_.send_latency + p_.receive_latency;
-  for (auto l : route) latency += job_.machine.topology->link(l).latency;
-  return latency;
+  return 2 * p_.pcie.latency + p_.send_latency + p_.receive_latency +
+         net::route_cost(*job_.machine.topology, na, nb).latency;
 }
 
 Rate InfinibandHca::stream_ceiling() const {

@@ -1,5 +1,9 @@
 #include "models/runtime/via/via_layer.hpp"
 
+#include <algorithm>
+
+#include "models/network/route.hpp"
+
 namespace torsim::rt {
 
 namespace {
@@ -85,15 +89,10 @@ Task<> ViaLayer::get(Rank self, Rank target, Bytes size) {
 
 ViaCosts ViaLayer::model_costs() const {
   const Machine& machine = job_.machine;
-  std::vector<topo::LinkId> route;
-  machine.topology->route(0, machine.node_count() > 1 ? 1 : 0, route);
+  const net::RouteCost route = net::route_cost(*machine.topology, 0, machine.node_count() > 1 ? 1 : 0);
   ViaCosts c;
-  c.latency = machine.node.nic_latency;
-  c.rate = std::min(machine.node.injection_bandwidth, machine.node.ejection_bandwidth);
-  for (const auto l : route) {
-    c.latency += machine.topology->link(l).latency;
-    c.rate = std::min(c.rate, machine.topology->link(l).bandwidth);
-  }
+  c.latency = machine.node.nic_latency + route.latency;
+  c.rate = std::min({machine.node.injection_bandwidth, machine.node.ejection_bandwidth, route.bottleneck});
   c.format = machine.packet;
   c.copy_rate = machine.node.memcpy_bandwidth;
   c.combine_per_byte_ps = reduction_byte_;
