@@ -44,42 +44,6 @@ constexpr ParamSpec kOutputSpecs[] = {
 const ParamTable kScenarioParams{"scenario (top level)", "A scenario file.", kSpecs};
 const ParamTable kOutputParams{"output", "What a run writes.", kOutputSpecs};
 
-namespace {
-// nlohmann's message without its "[json.exception.parse_error.101] parse error at ...: " prefix.
-std::string json_error_text(const Json::exception& e) {
-  std::string what = e.what();
-  if (auto colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
-  if (auto bracket = what.find("] "); what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos)
-    what = what.substr(bracket + 2);
-  return what;
-}
-}  // namespace
-
-Json read_json_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "cannot read the file: it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the file (does it exist?)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_json_text(buffer.str(), path);
-}
-
-Json parse_json_text(const std::string& text, const std::string& file) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    const auto offset = std::min(text.size(), static_cast<std::size_t>(e.byte > 0 ? e.byte - 1 : 0));
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
-    const auto last_newline = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-    const auto column = offset - (last_newline == std::string::npos ? 0 : last_newline + 1) + 1;
-    throw InputError(file, "", "malformed JSON at line " + std::to_string(line) + ", column " +
-                                   std::to_string(column) + ": " + json_error_text(e));
-  } catch (const Json::exception& e) {  // a number too large for a double, say
-    throw InputError(file, "", "malformed JSON: " + json_error_text(e));
-  }
-}
-
 std::string presets_directory() {
   if (const char* data = std::getenv("TORSIM_DATA"); data && *data) return std::string(data) + "/scenarios/machines";
   return std::string(TORSIM_SOURCE_DIR) + "/scenarios/machines";
@@ -142,6 +106,7 @@ Scenario::Scenario(const std::string& path, const std::vector<std::string>& assi
   if (!doc_.is_object()) Where(file_).fail("a scenario is a JSON object, got " + preview(doc_));
   ParamReader top(doc_, Where(file_), kScenarioParams);  // rejects unknown keys early
   if (!top.text("name").empty()) name_ = top.text("name");
+  top.text("description");  // a string, or an error
   expand_machine(Where(file_) / "machine");
   apply_assignments(assignments);
 }
@@ -150,6 +115,7 @@ Scenario::Scenario(Json doc, std::string label) : file_(label), name_(label), do
   if (!doc_.is_object()) Where(file_).fail("a scenario is a JSON object");
   ParamReader top(doc_, Where(file_), kScenarioParams);
   if (!top.text("name").empty()) name_ = top.text("name");
+  top.text("description");
   expand_machine(Where(file_) / "machine");
 }
 

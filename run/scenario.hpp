@@ -4,18 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/json_text.hpp"
 #include "sim/config/params.hpp"
 
 namespace torsim {
 
 extern const ParamTable kScenarioParams;
 extern const ParamTable kOutputParams;
-
-/// Reads and parses a JSON file; malformed JSON is an InputError with line and column.
-Json read_json_file(const std::string& path);
-/// Parses JSON text read from `file`; malformed JSON (or a number out of a double's range) is
-/// an InputError naming the file, with line and column where the parser gives them.
-Json parse_json_text(const std::string& text, const std::string& file);
 
 /// Directory holding the machine presets (<data>/scenarios/machines): $TORSIM_DATA, else the
 /// source tree the binary was built from.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/config/json_text.hpp"
+
 namespace torsim {
 
 namespace {
@@ -77,8 +79,7 @@ void set_dotted(Json& doc, const std::string& assignment, const Where& where) {
     where.fail("expected --set path=value (e.g. workload.sizes=[8,64]), got '" + assignment + "'");
   const std::string path = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
-  Json value = Json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = text;
+  const Json value = parse_json_value(text, where).value_or(Json(text));
   Json* at = &doc;
   std::size_t pos = 0;
   while (true) {

@@ -48,6 +48,10 @@ class Scratch(unittest.TestCase):
 
     def write(self, name, content):
         path = self.path(name)
+        if isinstance(content, bytes):
+            with open(path, "wb") as f:
+                f.write(content)
+            return path
         with open(path, "w") as f:
             f.write(content if isinstance(content, str) else json.dumps(content))
         return path

@@ -43,7 +43,7 @@ class BadInput(Scratch):
         args = [self.fill(a) for a in c.get("args", [])]
         scenario = c.get("scenario", PINGPONG)
         if scenario is not None and scenario_text is None:
-            scenario_text = scenario if isinstance(scenario, str) else self.fill(json.dumps(scenario))
+            scenario_text = scenario if isinstance(scenario, (str, bytes)) else self.fill(json.dumps(scenario))
         if scenario_text is not None:
             self.write("s.json", scenario_text)
             args = ["s.json", *args]
