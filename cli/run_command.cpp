@@ -4,6 +4,7 @@
 
 #include "run/output.hpp"
 #include "run/progress.hpp"
+#include "run/run_outputs.hpp"
 #include "run/runner.hpp"
 
 namespace torsim {
@@ -97,7 +98,7 @@ RunOptions run_options(const RunArgs& o, const TraceSettings* trace, Progress& p
 
 Json shard_json(const RunArgs& o, const ScenarioRun& run) {
   Json indices = Json::array();
-  for (const auto& p : run.points) indices.push_back(p.index);
+  for (const auto i : run.indices) indices.push_back(i);
   return {{"index", o.shard.index}, {"count", o.shard.count}, {"points", indices}, {"total_points", run.total_points}};
 }
 
@@ -113,18 +114,17 @@ int command_run(const Args& args) {
     AtomicFile probe(trace->file, Where("command line", "--trace " + trace->file));  // fails now if unwritable
   }
   Progress progress(!o.quiet);
-  const auto run = run_scenario(scenario, run_options(o, trace ? &*trace : nullptr, progress));
+  RunOutputs outputs(out, scenario, output.boolean("csv"), output.boolean("link_stats"));
+  const auto run = run_scenario(scenario, outputs, run_options(o, trace ? &*trace : nullptr, progress));
   progress.finish();
-  Json results = results_document(scenario, run.machine, run.points, run.wall_seconds);
-  if (!o.shard.whole()) results["shard"] = shard_json(o, run);
-  write_outputs(out, results, run.points, *run.first, output.boolean("csv"), output.boolean("link_stats"));
+  outputs.finish(run, o.shard.whole() ? Json() : shard_json(o, run));
   std::vector<std::string> warnings;
   auto trace_file = trace ? stage_trace(out, run, *trace, warnings) : nullptr;
   out.publish();
   if (trace_file) trace_file->publish();
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   if (!o.quiet) {
-    print_summary(std::cout, results);
+    print_summary(std::cout, outputs.summary());
     std::cout << "\nwrote " << out.dir() << "/results.json (wall time " << format_number(run.wall_seconds) << " s)\n";
     if (trace)
       std::cout << "wrote the trace " << (trace->file_from_command_line ? trace->file : out.dir() + "/" + trace->file)

@@ -1,43 +1,66 @@
 #include "run/output.hpp"
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <sstream>
 
 namespace torsim {
 
-namespace fs = std::filesystem;
-
 std::string format_number(double value) { return Json(value).dump(); }
 
-Json results_document(const Scenario& scenario, const Json& machine, const std::vector<CompletedPoint>& points,
-                      double wall_seconds) {
-  Json doc = Json::object();
-  doc["torsim_version"] = TORSIM_VERSION;
-  doc["scenario"] = {{"name", scenario.name()}, {"file", scenario.file()}, {"seed", scenario.seed()},
-                     {"spec", scenario.doc()}};
-  doc["machine"] = machine;
-  doc["points"] = Json::array();
-  std::uint64_t events = 0;
-  for (const auto& p : points) {
-    Json point = Json::object();
-    point["sweep"] = p.point.values;
-    point["job"] = p.result.job;
-    point["metrics"] = p.result.output.metrics;
-    point["series"] = Json::object();
-    for (const auto& s : p.result.output.series) point["series"][s.name] = s.to_json();
-    point["counters"] = p.result.counters;
-    point["simulated_time_us"] = to_microseconds(p.result.simulated_time);
-    point["blocked_processes"] = p.result.blocked_processes;
-    doc["points"].push_back(point);
-    events += p.result.events;
+Json point_json(const CompletedPoint& p) {
+  Json point = Json::object();
+  point["sweep"] = p.point.values;
+  point["job"] = p.result.job;
+  point["metrics"] = p.result.output.metrics;
+  point["series"] = Json::object();
+  for (const auto& s : p.result.output.series) point["series"][s.name] = s.to_json();
+  point["counters"] = p.result.counters;
+  point["simulated_time_us"] = to_microseconds(p.result.simulated_time);
+  point["blocked_processes"] = p.result.blocked_processes;
+  return point;
+}
+
+Json scenario_json(const Scenario& scenario) {
+  return {{"name", scenario.name()}, {"file", scenario.file()}, {"seed", scenario.seed()}, {"spec", scenario.doc()}};
+}
+
+Json wall_json(double wall_seconds, std::uint64_t events) {
+  return {{"wall_time_s", wall_seconds},
+          {"events_per_second", wall_seconds > 0 ? static_cast<double>(events) / wall_seconds : 0.0}};
+}
+
+namespace {
+
+// value.dump(2), every line after the first indented by `level` more spaces (JSON strings hold
+// no raw line breaks, so every '\n' is a line of the layout).
+std::string indented(const Json& value, std::size_t level) {
+  const std::string text = value.dump(2);
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out.append(level, ' ');
   }
-  doc["wall"] = {{"wall_time_s", wall_seconds},
-                 {"events_per_second", wall_seconds > 0 ? static_cast<double>(events) / wall_seconds : 0.0}};
-  return doc;
+  return out;
+}
+
+}  // namespace
+
+ResultsJsonWriter::ResultsJsonWriter(FileWriter& out, const Json& machine) : out_(out) {
+  out_.write("{\n  \"machine\": " + indented(machine, 2) + ",\n  \"points\": [");
+}
+
+void ResultsJsonWriter::add_point(const Json& point) {
+  out_.write(std::string(points_ ? ",\n    " : "\n    ") + indented(point, 4));
+  ++points_;
+}
+
+void ResultsJsonWriter::finish(const Json& rest) {
+  out_.write(points_ ? "\n  ]" : "]");
+  for (const auto& [key, value] : rest.items()) out_.write(",\n  " + Json(key).dump() + ": " + indented(value, 2));
+  out_.write("\n}\n");
 }
 
 namespace {
@@ -52,50 +75,48 @@ std::string csv_field(std::string_view text) {
   return quoted + "\"";
 }
 
+void SeriesCsv::add(const Json& point, const std::function<void(const std::string&, std::string_view)>& out) {
+  for (const auto& [name, series] : point.at("series").items()) {
+    std::string text;
+    if (started_.insert(name).second) {
+      for (const auto& [key, _] : point.at("sweep").items()) text += csv_field(key) + ",";
+      const auto& columns = series.at("columns");
+      for (std::size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + csv_field(columns[c].get<std::string>());
+      text += "\n";
+    }
+    std::string sweep;
+    for (const auto& [_, value] : point.at("sweep").items()) sweep += csv_field(csv_cell(value)) + ",";
+    for (const auto& row : series.at("rows")) {
+      text += sweep;
+      for (std::size_t c = 0; c < row.size(); ++c) text += (c ? "," : "") + row[c].dump();
+      text += "\n";
+    }
+    out(name + ".csv", text);
+  }
+}
+
 std::map<std::string, std::string> series_csvs(const Json& results) {
   std::map<std::string, std::string> files;
-  for (const auto& point : results.at("points")) {
-    for (const auto& [name, series] : point.at("series").items()) {
-      std::string& text = files[name + ".csv"];
-      if (text.empty()) {
-        for (const auto& [key, _] : point.at("sweep").items()) text += csv_field(key) + ",";
-        const auto& columns = series.at("columns");
-        for (std::size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + csv_field(columns[c].get<std::string>());
-        text += "\n";
-      }
-      for (const auto& row : series.at("rows")) {
-        for (const auto& [_, value] : point.at("sweep").items()) text += csv_field(csv_cell(value)) + ",";
-        for (std::size_t c = 0; c < row.size(); ++c) text += (c ? "," : "") + row[c].dump();
-        text += "\n";
-      }
-    }
-  }
+  SeriesCsv csv;
+  for (const auto& point : results.at("points"))
+    csv.add(point, [&](const std::string& file, std::string_view text) { files[file] += text; });
   return files;
 }
 
-std::string links_csv(const std::vector<CompletedPoint>& points, const Machine& machine) {
+std::string links_rows(const CompletedPoint& p, const Machine& machine) {
   const auto& t = *machine.topology;
-  std::string text(kLinksCsvHeader);
-  for (const auto& p : points) {
-    const auto& busy = p.result.link_busy;
-    for (topo::LinkId l = 0; l < t.link_count() && static_cast<std::size_t>(l) < busy.size(); ++l) {
-      const auto& link = t.link(l);
-      const char* kind = link.kind == topo::LinkKind::network ? "network"
-                         : link.kind == topo::LinkKind::injection ? "injection" : "ejection";
-      text += std::to_string(p.index) + "," + std::to_string(l) + "," + kind + "," + std::to_string(link.from) + "," +
-              std::to_string(link.to) + "," + std::to_string(link.dim) + "," + std::to_string(link.direction) + "," +
-              format_number(to_microseconds(busy[static_cast<std::size_t>(l)])) + "\n";
-    }
+  const auto& busy = p.result.link_busy;
+  std::string text;
+  for (topo::LinkId l = 0; l < t.link_count() && static_cast<std::size_t>(l) < busy.size(); ++l) {
+    const auto& link = t.link(l);
+    const char* kind = link.kind == topo::LinkKind::network     ? "network"
+                       : link.kind == topo::LinkKind::injection ? "injection"
+                                                                : "ejection";
+    text += std::to_string(p.index) + "," + std::to_string(l) + "," + kind + "," + std::to_string(link.from) + "," +
+            std::to_string(link.to) + "," + std::to_string(link.dim) + "," + std::to_string(link.direction) + "," +
+            format_number(to_microseconds(busy[static_cast<std::size_t>(l)])) + "\n";
   }
   return text;
-}
-
-void write_outputs(OutputDir& out, const Json& results, const std::vector<CompletedPoint>& points,
-                   const Machine& machine, bool csv, bool link_stats) {
-  if (csv)
-    for (const auto& [name, text] : series_csvs(results)) out.write(name, text);
-  if (link_stats) out.write("links.csv", links_csv(points, machine));
-  out.write("results.json", results.dump(2) + "\n");
 }
 
 namespace {
@@ -148,6 +169,9 @@ void print_summary(std::ostream& out, const Json& results) {
       if (series["rows"].size() > 40) out << "  ... " << series["rows"].size() - 40 << " more rows in " << name << ".csv\n";
     }
   }
+  const std::size_t count = results.value("point_count", results["points"].size());
+  if (count > results["points"].size())
+    out << "\n... and " << count - results["points"].size() << " more points in results.json\n";
 }
 
 }  // namespace torsim

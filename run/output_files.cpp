@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -134,6 +135,21 @@ std::string staging_name(const fs::path& dir) {
   return (parent / ("." + normal.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
 }
 
+// Staging directories beside `staging` (same name, another PID) of processes that no longer
+// exist: what a run killed outright (SIGKILL) left. Removed when the next run stages.
+void remove_abandoned_staging(const fs::path& staging) {
+  const std::string own = staging.filename().string();
+  const std::string prefix = own.substr(0, own.rfind('-') + 1);
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(staging.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == own || name.rfind(prefix, 0) != 0 || !entry.is_directory(ec)) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.empty() || pid.size() > 9 || !std::all_of(pid.begin(), pid.end(), ::isdigit)) continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
+}
+
 }  // namespace
 
 OutputDir::OutputDir(std::string dir, Where where)
@@ -160,6 +176,7 @@ void OutputDir::stage() {
     created_parents_.push_back(p.string());
     guards_.push_back(std::make_unique<RemoveOnSignal>(p.string()));
   }
+  remove_abandoned_staging(staging_);
   if (!fs::create_directory(staging_, ec) || ec)
     where_.fail("cannot create a directory beside " + dir_ + " (" + staging_ + "): " +
                 (ec ? ec.message() : "it exists"));

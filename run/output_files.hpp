@@ -3,7 +3,8 @@
 // them were written; a failure (disk full, no permission, a file where a directory should be)
 // removes the staging directory and any parent it created, and is an InputError naming what gave
 // the directory. A process ended by SIGINT, SIGTERM or SIGHUP removes what it had staged; one
-// killed outright leaves at most a hidden ".NAME.partial-PID" directory, never a partial NAME.
+// killed outright leaves at most a hidden ".NAME.partial-PID" directory, never a partial NAME (the
+// next run into the same place removes it).
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <map>
 
 #include "run/child_process.hpp"
 
@@ -57,20 +58,19 @@ std::string point_label(const Scenario& scenario, std::size_t index, const Sweep
 struct Plan {
   const Scenario& scenario;
   const RunOptions& options;
-  std::vector<SweepPoint> points;
+  std::size_t count = 0;              // points in the whole sweep
   std::vector<std::size_t> selected;  // indices of the points this run runs
   TraceFragments* fragments = nullptr;
 
   bool traced(std::size_t index) const { return options.trace && options.trace->traces_point(index); }
 
   // Builds and runs point `index` in this process.
-  PointResult run_point(std::size_t index, std::unique_ptr<Simulation> sim, std::size_t position) const {
-    if (!sim) sim = build_point(scenario, points[index]);
-    if (traced(index))
-      sim->trace(*options.trace, index, point_label(scenario, index, points[index]), fragments->path(index));
+  PointResult run_point(const SweepPoint& point, std::size_t index, std::unique_ptr<Simulation> sim,
+                        std::size_t position) const {
+    if (!sim) sim = build_point(scenario, point);
+    if (traced(index)) sim->trace(*options.trace, index, point_label(scenario, index, point), fragments->path(index));
     std::function<void(const Kernel&)> hook;
-    if (options.progress)
-      hook = [&](const Kernel& k) { options.progress(position, selected.size(), k); };
+    if (options.progress) hook = [&](const Kernel& k) { options.progress(position, selected.size(), k); };
     return sim->run(hook);
   }
 };
@@ -79,65 +79,93 @@ struct Plan {
 // is the only one, to run it without building it again.
 std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
   std::unique_ptr<Simulation> only;
-  if (plan.options.trace) plan.options.trace->check_points(plan.points.size());
-  for (std::size_t i = 0; i < plan.points.size(); ++i) {
-    auto sim = build_point(plan.scenario, plan.points[i]);
-    if (i == 0) run.machine = machine_summary(sim->machine());
+  if (plan.options.trace) plan.options.trace->check_points(plan.count);
+  for (std::size_t i = 0; i < plan.count; ++i) {
+    const SweepPoint point = plan.scenario.point(i);
+    auto sim = build_point(plan.scenario, point);
+    if (i == 0) {
+      run.machine = machine_summary(sim->machine());
+      run.first = std::make_unique<Machine>(parse_machine(point.doc.at("machine"), Where(plan.scenario.file()) / "machine"));
+    }
     if (plan.traced(i) && plan.options.shard.contains(i)) check_trace(plan.scenario, *plan.options.trace, *sim);
-    if (plan.points.size() == 1) only = std::move(sim);
+    if (plan.count == 1) only = std::move(sim);
   }
   return only;
 }
 
-std::vector<PointResult> run_in_parallel(const Plan& plan) {
-  std::vector<PointResult> results(plan.selected.size());
+// Hands finished points to the sink in index order; a point finished early (in parallel runs)
+// waits here for the ones before it.
+class InOrder {
+ public:
+  InOrder(const Plan& plan, ScenarioRun& run, PointSink& sink) : plan_(plan), run_(run), sink_(sink) {}
+
+  void finished(std::size_t position, SweepPoint point, PointResult result) {
+    waiting_.emplace(position, CompletedPoint{plan_.selected[position], std::move(point), std::move(result)});
+    for (auto it = waiting_.begin(); it != waiting_.end() && it->first == next_; it = waiting_.erase(it), ++next_)
+      hand_over(std::move(it->second));
+  }
+
+ private:
+  void hand_over(CompletedPoint p) {
+    if (p.result.blocked_processes)
+      std::cerr << "warning: " << plan_.scenario.name() << ": point " << p.index << ": " << p.result.blocked_processes
+                << " processes were still blocked when the simulation ran out of events "
+                << "(a receive that no message matched?)\n";
+    if (run_.trace && !p.result.trace.is_null()) run_.trace->summaries.emplace_back(p.index, p.result.trace);
+    sink_.point(std::move(p));
+  }
+
+  const Plan& plan_;
+  ScenarioRun& run_;
+  PointSink& sink_;
+  std::map<std::size_t, CompletedPoint> waiting_;
+  std::size_t next_ = 0;
+};
+
+void run_in_parallel(const Plan& plan, InOrder& in_order) {
   std::size_t done = 0;
   run_in_children(
       plan.selected.size(), plan.options.jobs,
-      [&](std::size_t k) { return point_result_json(plan.run_point(plan.selected[k], nullptr, k)); },
+      [&](std::size_t k) {
+        const std::size_t i = plan.selected[k];
+        return point_result_json(plan.run_point(plan.scenario.point(i), i, nullptr, k));
+      },
       [&](std::size_t k, Json json) {
-        results[k] = point_result_from_json(json);
+        in_order.finished(k, plan.scenario.point(plan.selected[k]), point_result_from_json(json));
         if (plan.options.points_done) plan.options.points_done(++done, plan.selected.size());
       },
       "a sweep point");
-  return results;
 }
 
 }  // namespace
 
-ScenarioRun run_scenario(const Scenario& scenario, const RunOptions& options) {
+ScenarioRun run_scenario(const Scenario& scenario, PointSink& sink, const RunOptions& options) {
   ScenarioRun run;
-  Plan plan{scenario, options, scenario.points(), {}, nullptr};
-  run.total_points = plan.points.size();
-  for (std::size_t i = 0; i < plan.points.size(); ++i)
+  Plan plan{scenario, options, scenario.point_count(), {}, nullptr};
+  run.total_points = plan.count;
+  for (std::size_t i = 0; i < plan.count; ++i)
     if (options.shard.contains(i)) plan.selected.push_back(i);
+  run.indices = plan.selected;
   auto only = check_points(plan, run);
-  run.first = std::make_unique<Machine>(
-      parse_machine(plan.points[0].doc.at("machine"), Where(scenario.file()) / "machine"));
   if (options.trace) {
     run.trace = std::make_unique<TraceFragments>();
     plan.fragments = run.trace.get();
     for (const auto i : plan.selected)
       if (plan.traced(i)) run.trace->add(i);
   }
+  sink.start(run);
   const auto start = std::chrono::steady_clock::now();
-  std::vector<PointResult> results;
+  InOrder in_order(plan, run, sink);
   if (options.jobs > 1 && plan.selected.size() > 1) {
-    results = run_in_parallel(plan);
+    run_in_parallel(plan, in_order);
   } else {
-    for (std::size_t k = 0; k < plan.selected.size(); ++k)
-      results.push_back(plan.run_point(plan.selected[k], std::move(only), k));
+    for (std::size_t k = 0; k < plan.selected.size(); ++k) {
+      SweepPoint point = scenario.point(plan.selected[k]);
+      PointResult result = plan.run_point(point, plan.selected[k], std::move(only), k);
+      in_order.finished(k, std::move(point), std::move(result));
+    }
   }
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (std::size_t k = 0; k < plan.selected.size(); ++k) {
-    const std::size_t i = plan.selected[k];
-    if (results[k].blocked_processes)
-      std::cerr << "warning: " << scenario.name() << ": point " << i << ": " << results[k].blocked_processes
-                << " processes were still blocked when the simulation ran out of events "
-                << "(a receive that no message matched?)\n";
-    if (run.trace && !results[k].trace.is_null()) run.trace->summaries.emplace_back(i, results[k].trace);
-    run.points.push_back({i, plan.points[i], std::move(results[k])});
-  }
   return run;
 }
 

@@ -32,7 +32,7 @@ struct RunOptions {
 };
 
 struct ScenarioRun {
-  std::vector<CompletedPoint> points;  // the points run (the shard's), in index order
+  std::vector<std::size_t> indices;    // the points run (the shard's), in index order
   std::size_t total_points = 0;        // in the whole sweep
   Json machine;                        // summary of the first point's machine
   std::unique_ptr<Machine> first;      // the first point's machine (for links.csv)
@@ -40,9 +40,19 @@ struct ScenarioRun {
   std::unique_ptr<TraceFragments> trace;  // the traced points' fragments, when tracing
 };
 
+/// Where finished points go, one at a time and in index order, so that a sweep's results need
+/// not be held in memory: start() once every point was checked (the run's machine and indices
+/// are known), then point() for each.
+class PointSink {
+ public:
+  virtual ~PointSink() = default;
+  virtual void start(const ScenarioRun& run) = 0;
+  virtual void point(CompletedPoint&& point) = 0;
+};
+
 /// Builds every point of the sweep first (so that bad input anywhere fails before anything runs,
-/// in every shard alike), then runs the shard's points. Input errors are attributed to the file
-/// that gave the value.
-ScenarioRun run_scenario(const Scenario& scenario, const RunOptions& options = {});
+/// in every shard alike), then runs the shard's points, handing each to `sink` as it finishes.
+/// Input errors are attributed to the file that gave the value.
+ScenarioRun run_scenario(const Scenario& scenario, PointSink& sink, const RunOptions& options = {});
 
 }  // namespace torsim

@@ -181,8 +181,13 @@ void Scenario::check_sweep_path(const std::string& path, const Where& where) con
   if (top == "seed" && path != "seed") where.fail("expected 'seed' itself (an integer), not a key inside it");
 }
 
-std::vector<SweepPoint> Scenario::points() const {
-  const Json sweep = doc_.value("sweep", Json::object());
+const Json& Scenario::sweep() const {
+  static const Json kNoSweep = Json::object();
+  return doc_.contains("sweep") ? doc_.at("sweep") : kNoSweep;
+}
+
+std::size_t Scenario::point_count() const {
+  const Json& sweep = this->sweep();
   const Where where = Where(file_) / "sweep";
   if (!sweep.is_object()) where.fail("expected an object of dotted path -> list of values");
   std::size_t count = 1;
@@ -194,29 +199,41 @@ std::vector<SweepPoint> Scenario::points() const {
       where.fail("the sweep expands to more than " + std::to_string(kMaxSweepPoints) +
                  " points; expected fewer (split it into several scenarios)");
   }
-  std::vector<SweepPoint> points{{Json::object(), doc_}};
-  for (const auto& [path, values] : sweep.items()) {
-    std::vector<SweepPoint> next;
-    for (const auto& point : points) {
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        SweepPoint p = point;
-        p.values[path] = values[i];
-        if (path == "machine") {
-          if (!values[i].is_string()) (where / path / i).fail("expected a machine preset name");
-          p.doc["machine"] = preset_machine(values[i].get<std::string>(), where / path / i);
-          for (const auto& a : machine_assignments_) set_dotted(p.doc, a, Where("command line", "--set " + a));
-        } else {
-          set_dotted(p.doc, path + "=" + values[i].dump(), where / path / i);
-        }
-        next.push_back(std::move(p));
-      }
+  return count;
+}
+
+// Point `index` of the cartesian product: the sweep's first key varies slowest, its last fastest.
+SweepPoint Scenario::point(std::size_t index) const {
+  const Json& sweep = this->sweep();
+  const Where where = Where(file_) / "sweep";
+  std::vector<std::pair<std::string, std::size_t>> chosen;  // sweep key -> value index
+  for (auto it = sweep.items().begin(); it != sweep.items().end(); ++it) chosen.emplace_back(it.key(), 0);
+  for (auto c = chosen.rbegin(); c != chosen.rend(); ++c) {
+    const std::size_t n = sweep[c->first].size();
+    c->second = index % n;
+    index /= n;
+  }
+  SweepPoint p{Json::object(), doc_};
+  p.doc.erase("sweep");
+  for (const auto& [path, i] : chosen) {
+    const Json& value = sweep[path][i];
+    p.values[path] = value;
+    if (path == "machine") {
+      if (!value.is_string()) (where / path / i).fail("expected a machine preset name");
+      p.doc["machine"] = preset_machine(value.get<std::string>(), where / path / i);
+      for (const auto& a : machine_assignments_) set_dotted(p.doc, a, Where("command line", "--set " + a));
+    } else {
+      set_dotted(p.doc, path + "=" + value.dump(), where / path / i);
     }
-    points = std::move(next);
   }
-  for (auto& p : points) {
-    p.doc.erase("sweep");
-    p.seed = static_cast<std::uint64_t>(ParamReader(p.doc, Where(file_), kScenarioParams).integer("seed"));
-  }
+  p.seed = static_cast<std::uint64_t>(ParamReader(p.doc, Where(file_), kScenarioParams).integer("seed"));
+  return p;
+}
+
+std::vector<SweepPoint> Scenario::points() const {
+  std::vector<SweepPoint> points;
+  const std::size_t count = point_count();
+  for (std::size_t i = 0; i < count; ++i) points.push_back(point(i));
   return points;
 }
 

@@ -54,9 +54,14 @@ class Scenario {
   const std::string& name() const { return name_; }
   const Json& doc() const { return doc_; }
   std::uint64_t seed() const;
-  /// The cartesian product of the "sweep" object (one point when there is none). A sweep over
-  /// "machine" takes preset names; each point's machine is that preset with the scenario's own
-  /// machine overrides and the command line's.
+  /// How many points the "sweep" object's cartesian product has (one when there is none); checks
+  /// the sweep's keys and lists.
+  std::size_t point_count() const;
+  /// Point `index` (below point_count()), built on demand: a sweep's points are never all held at
+  /// once. A sweep over "machine" takes preset names; each point's machine is that preset with
+  /// the scenario's own machine overrides and the command line's.
+  SweepPoint point(std::size_t index) const;
+  /// Every point (for the few callers that need them together).
   std::vector<SweepPoint> points() const;
   /// Re-raises an error found while building a point against the file that gave the value:
   /// the scenario, the machine preset, or the command line.
@@ -68,6 +73,7 @@ class Scenario {
   /// The preset `name` with the scenario's machine overrides applied.
   Json preset_machine(const std::string& name, const Where& where) const;
   void apply_assignments(const std::vector<std::string>& assignments);
+  const Json& sweep() const;  // the "sweep" object, or an empty one
   /// Fails unless `path` names something one sweep point can vary.
   void check_sweep_path(const std::string& path, const Where& where) const;
 

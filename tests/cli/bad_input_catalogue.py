@@ -414,8 +414,10 @@ def markdown():
     for number, (name, c) in enumerate(CASES.items(), 1):
         cells = [str(number), f"{c['what']} (`{name}`)", f"`{c['file']}`", f"`{c['path']}`", c["expect"]]
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    lines += ["", "A run killed with SIGKILL leaves no output directory; the trace's temporary files under",
-              "`$TMPDIR` (`torsim-PID-point-N.trace`) stay behind, as nothing can run at SIGKILL.", ""]
+    lines += ["", "A run killed with SIGKILL leaves no output directory; its hidden staging directory beside it",
+              "(`.NAME.partial-PID`) and the trace's temporary files under `$TMPDIR` (`torsim-PID-point-N.trace`)",
+              "stay behind, as nothing can run at SIGKILL; the next run into the same place removes the staging",
+              "directory.", ""]
     return "\n".join(lines)
 
 

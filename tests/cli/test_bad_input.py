@@ -181,7 +181,9 @@ class BadInput(Scratch):
 
     def test_run_killed_mid_way(self):
         # A long run with a trace: killed once its trace fragment is being written, it leaves no
-        # output directory; SIGTERM and SIGINT also remove the fragment.
+        # output directory; SIGTERM and SIGINT also remove the fragment and the staging directory.
+        # SIGKILL leaves the hidden staging directory (.out.partial-PID), which the next run into
+        # the same place removes.
         scenario = self.write("s.json", dict(PINGPONG, workload=dict(PINGPONG["workload"], sizes=[8], iterations=10000000),
                                              output={"trace": {}}))
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
@@ -196,9 +198,16 @@ class BadInput(Scratch):
                 proc.send_signal(sig)
                 self.assertEqual(proc.wait(), -sig)
                 self.assertFalse(os.path.exists(self.out), "no partial results")
-                self.assertEqual([f for f in os.listdir(self.dir) if f.startswith(".out")], [])
+                staging = [f for f in os.listdir(self.dir) if f.startswith(".out")]
                 if sig != signal.SIGKILL:
                     self.assertEqual(os.listdir(self.tmp), [], "temporary files removed")
+                    self.assertEqual(staging, [])
+                else:
+                    self.assertEqual(staging, [f".out.partial-{proc.pid}"])
+                    run("run", self.write("t.json", PINGPONG), "--out", self.out, "--quiet", check=True)
+                    self.assertEqual([f for f in os.listdir(self.dir) if f.startswith(".out")], [],
+                                     "the next run removes what the killed one left")
+                    shutil.rmtree(self.out)
                 for f in os.listdir(self.tmp):
                     os.remove(os.path.join(self.tmp, f))
 
