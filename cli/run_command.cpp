@@ -1,6 +1,8 @@
 #include "cli/run_command.hpp"
 
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "run/output.hpp"
 #include "run/progress.hpp"
@@ -10,6 +12,8 @@
 namespace torsim {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 struct RunArgs {
   std::vector<std::string> sets;
@@ -86,6 +90,44 @@ std::unique_ptr<AtomicFile> stage_trace(OutputDir& out, const ScenarioRun& run, 
   return own;
 }
 
+fs::path normal(const std::string& path) {
+  fs::path p = fs::absolute(path).lexically_normal();
+  return p.filename().empty() ? p.parent_path() : p;
+}
+
+// --trace FILE is a file of its own, checked now; one directly in the output directory is
+// staged there with the run's other files (the directory may not exist yet).
+std::optional<TraceSettings> place_trace(std::optional<TraceSettings> trace, const OutputDir& out) {
+  if (!trace || !trace->file_from_command_line) return trace;
+  const Where where("command line", "--trace " + trace->file);
+  std::error_code ec;
+  if (fs::is_directory(trace->file, ec)) where.fail("cannot write the trace to " + trace->file + ": it is a directory");
+  const fs::path file = normal(trace->file);
+  if (file.parent_path() != normal(out.dir())) {
+    AtomicFile probe(trace->file, where);  // fails now if unwritable
+    return trace;
+  }
+  const std::string name = file.filename().string();
+  if (name == "results.json" || name == kManifestName || name.ends_with(".csv"))
+    where.fail("expected a trace file name that is not one of the run's own files (results.json, *.csv)");
+  trace->file = name;
+  trace->file_from_command_line = false;
+  return trace;
+}
+
+// The trace file of its own first: if moving the results in fails, it is removed again.
+void publish(OutputDir& out, AtomicFile* trace_file, const std::string& trace_path) {
+  if (!trace_file) return out.publish();
+  trace_file->publish();
+  try {
+    out.publish();
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(trace_path, ec);
+    throw;
+  }
+}
+
 RunOptions run_options(const RunArgs& o, const TraceSettings* trace, Progress& progress) {
   RunOptions options;
   options.jobs = o.jobs;
@@ -108,11 +150,8 @@ int command_run(const Args& args) {
   const Json output_spec = scenario.doc().value("output", Json::object());
   const ParamReader output(output_spec, Where(scenario.file()) / "output", kOutputParams);
   OutputDir out = output_dir(scenario, o);
-  const auto trace = trace_settings(output_spec, Where(scenario.file()) / "output", o.trace);
   out.check_writable();
-  if (trace && trace->file_from_command_line) {
-    AtomicFile probe(trace->file, Where("command line", "--trace " + trace->file));  // fails now if unwritable
-  }
+  const auto trace = place_trace(trace_settings(output_spec, Where(scenario.file()) / "output", o.trace), out);
   Progress progress(!o.quiet);
   RunOutputs outputs(out, scenario, output.boolean("csv"), output.boolean("link_stats"));
   const auto run = run_scenario(scenario, outputs, run_options(o, trace ? &*trace : nullptr, progress));
@@ -120,8 +159,7 @@ int command_run(const Args& args) {
   outputs.finish(run, o.shard.whole() ? Json() : shard_json(o, run));
   std::vector<std::string> warnings;
   auto trace_file = trace ? stage_trace(out, run, *trace, warnings) : nullptr;
-  out.publish();
-  if (trace_file) trace_file->publish();
+  publish(out, trace_file.get(), trace ? trace->file : "");
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   if (!o.quiet) {
     print_summary(std::cout, outputs.summary());

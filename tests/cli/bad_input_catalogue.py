@@ -277,6 +277,13 @@ CASES = {
                                    expect="expected a time after 'from'",
                                    scenario=scenario(output={"trace": {"from": "2us", "to": "1us"}})),
     # --- where the results go
+    "trace-file-is-a-directory": case("a --trace file that is a directory (found before the run)", file="command line",
+                                      path="--trace {dir}", expect="cannot write the trace to {dir}: it is a directory",
+                                      args=["--trace", "{dir}"]),
+    "trace-file-is-a-run-file": case("a --trace file that is one of the run's own files", file="command line",
+                                     path="--trace {out}/results.json",
+                                     expect="expected a trace file name that is not one of the run's own files",
+                                     args=["--trace", "{out}/results.json"]),
     "out-under-a-file": case("an output directory that cannot be created (a file is in the way)",
                              file="command line", path="--out {dir}/file/out", expect="{dir}/file is not a directory",
                              args=["--out", "{dir}/file/out"]),

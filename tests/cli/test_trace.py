@@ -133,6 +133,17 @@ class Trace(Scratch):
         self.assertEqual(sorted(processes), [1, 3])
         self.assertIn("point 2: workload.sizes=[65536]", processes[3])
 
+    def test_a_command_line_trace_inside_the_output_directory(self):
+        # The output directory does not exist yet: the trace is staged and published with it.
+        out = self.path("new", "out")
+        proc = run("run", self.write("s.json", PINGPONG), "--out", out, "--trace", os.path.join(out, "mine.json"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("mine.json", os.listdir(out))
+        self.assertNotIn("trace.json", os.listdir(out))
+        with open(os.path.join(out, ".torsim-files")) as f:
+            self.assertIn("mine.json\n", f.read())
+        self.assertIn(f"wrote the trace {out}/mine.json", proc.stdout)
+
     def test_size_cap_stops_the_trace_with_a_warning(self):
         scenario = dict(PINGPONG, workload=dict(PINGPONG["workload"], iterations=200),
                         output={"trace": {"max_size": "4KiB"}})
