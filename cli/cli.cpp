@@ -12,6 +12,7 @@
 #include "cli/schema.hpp"
 #include "cli/trace_info.hpp"
 #include "cli/validate.hpp"
+#include "run/interrupt.hpp"
 
 namespace torsim {
 
@@ -42,6 +43,7 @@ int checked_stdout(int status) {
 }
 
 int dispatch(const std::vector<std::string>& args) {
+  handle_interrupts();  // an interrupted command says so, and its children end with it
   if (args.empty()) {
     std::cerr << overview();
     return 2;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "run/interrupt.hpp"
 #include "sim/config/error.hpp"
 
 namespace torsim {
@@ -49,6 +50,7 @@ void write_all(int fd, const std::string& text) {
 ChildProcess::ChildProcess(const std::function<Json()>& work, std::string what) : what_(std::move(what)) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  BlockInterrupts blocked;  // until the child is registered for forwarding
   pid_ = ::fork();
   if (pid_ < 0) {
     ::close(fds[0]);
@@ -56,17 +58,21 @@ ChildProcess::ChildProcess(const std::function<Json()>& work, std::string what) 
     throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   }
   if (pid_ == 0) {
+    reset_interrupts_in_child();
+    blocked.restore();
     ::close(fds[0]);
     run_child(work, fds[1]);
   }
   ::close(fds[1]);
   fd_ = fds[0];
+  forward_ = std::make_unique<ForwardSignals>(pid_);
 }
 
 ChildProcess::~ChildProcess() {
   if (fd_ >= 0) ::close(fd_);
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
+    forward_.reset();  // before the child is reaped, while its pid is still its own
     while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
   }
@@ -89,6 +95,7 @@ Json ChildProcess::result() {
   ::close(fd_);
   fd_ = -1;
   int status = 0;
+  forward_.reset();  // before the child is reaped, while its pid is still its own
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;

@@ -5,10 +5,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <sys/types.h>
 
 #include <nlohmann/json.hpp>
+
+#include "run/interrupt.hpp"
 
 namespace torsim {
 
@@ -36,6 +39,7 @@ class ChildProcess {
  private:
   std::string what_;
   pid_t pid_ = -1;
+  std::unique_ptr<ForwardSignals> forward_;  // an interrupt of this process ends the child too
   int fd_ = -1;
   std::string reply_;
 };

@@ -1,8 +1,6 @@
 #include "run/output_files.hpp"
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <csignal>
@@ -77,51 +75,6 @@ void FileWriter::close() {
 
 void FileWriter::fail(const std::string& what) const {
   where_.fail(what + " " + path_ + ": " + system_reason(errno));
-}
-
-// --- removal on signals: a fixed table the handler reads without allocating -------------------
-
-namespace {
-
-constexpr int kSlots = 128;
-std::array<std::array<char, 4096>, kSlots> g_paths;
-std::array<std::atomic<bool>, kSlots> g_used{};
-
-extern "C" void remove_and_reraise(int sig) {
-  for (int i = 0; i < kSlots; ++i)
-    if (g_used[static_cast<std::size_t>(i)].load()) ::unlink(g_paths[static_cast<std::size_t>(i)].data());
-  for (int pass = 0; pass < 3; ++pass)  // directories once their files are gone, innermost first
-    for (int i = kSlots - 1; i >= 0; --i)
-      if (g_used[static_cast<std::size_t>(i)].load()) ::rmdir(g_paths[static_cast<std::size_t>(i)].data());
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
-
-void install_handlers() {
-  static const bool installed = [] {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_and_reraise);
-    return true;
-  }();
-  (void)installed;
-}
-
-}  // namespace
-
-RemoveOnSignal::RemoveOnSignal(const std::string& path) : slot_(-1) {
-  install_handlers();
-  if (path.size() >= g_paths[0].size()) return;
-  for (int i = 0; i < kSlots; ++i) {
-    auto& used = g_used[static_cast<std::size_t>(i)];
-    if (used.load()) continue;
-    std::memcpy(g_paths[static_cast<std::size_t>(i)].data(), path.c_str(), path.size() + 1);
-    used.store(true);
-    slot_ = i;
-    return;
-  }
-}
-
-RemoveOnSignal::~RemoveOnSignal() {
-  if (slot_ >= 0) g_used[static_cast<std::size_t>(slot_)].store(false);
 }
 
 // --- the output directory ---------------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "run/interrupt.hpp"
 #include "sim/config/params.hpp"
 
 namespace torsim {
@@ -47,19 +48,6 @@ class FileWriter {
   int fd_ = -1;
   std::string buffer_;
   std::uint64_t bytes_ = 0;
-};
-
-/// Paths removed if the process is ended by SIGINT, SIGTERM or SIGHUP before they are released
-/// (files unlinked, directories removed once empty, the latest registered first).
-class RemoveOnSignal {
- public:
-  explicit RemoveOnSignal(const std::string& path);
-  ~RemoveOnSignal();
-  RemoveOnSignal(const RemoveOnSignal&) = delete;
-  RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;
-
- private:
-  int slot_;
 };
 
 /// The list of the files a run wrote into its output directory (one name a line), so that the

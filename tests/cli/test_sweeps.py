@@ -8,7 +8,9 @@ Usage: test_sweeps.py TORSIM_BINARY  (run by CTest)
 """
 import json
 import os
+import signal
 import subprocess
+import time
 
 from harness import ROOT, Scratch, read, run, without_wall
 
@@ -95,6 +97,53 @@ class SeedSweep(Scratch):
             self.assertEqual(point["metrics"], self.results(out)["points"][0]["metrics"], f"seed {seed}")
         self.assertGreater(len({json.dumps(p["metrics"], sort_keys=True) for p in points}), 1,
                            "different seeds draw different permutations")
+
+
+def alive(pid):
+    """Running (a zombie whose parent died is not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def children(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (FileNotFoundError, ProcessLookupError):
+                pass
+    return found
+
+
+class Interrupt(Scratch):
+    def test_an_interrupted_parallel_run_ends_its_children_and_says_so(self):
+        # Two long points on two children; the signal goes to the parent alone.
+        scenario = self.write("long.json", dict(SWEEP, workload=dict(SWEEP["workload"], sizes=[8], iterations=10000000),
+                                                sweep={"workload.peer": [1, 2]}, output={}))
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(signal.Signals(sig).name):
+                proc = subprocess.Popen([os.environ["TORSIM"], "run", scenario, "--out", self.path("out"), "--jobs", "2",
+                                         "--quiet"], stderr=subprocess.PIPE, text=True, start_new_session=True)
+                deadline = time.time() + 60
+                while len(children(proc.pid)) < 2 and time.time() < deadline:
+                    time.sleep(0.05)
+                running = children(proc.pid)
+                self.assertEqual(len(running), 2, "both points started")
+                proc.send_signal(sig)
+                self.assertEqual(proc.wait(), -sig)
+                self.assertIn(f"error: interrupted ({signal.Signals(sig).name})", proc.stderr.read())
+                deadline = time.time() + 10
+                while any(alive(c) for c in running) and time.time() < deadline:
+                    time.sleep(0.05)
+                self.assertEqual([c for c in running if alive(c)], [], "the children ended with the parent")
+                self.assertFalse(os.path.exists(self.path("out")))
+                self.assertEqual([f for f in os.listdir(self.dir) if f.startswith(".out")], [], "staging removed")
 
 
 if __name__ == "__main__":
