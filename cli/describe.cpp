@@ -9,6 +9,13 @@ namespace torsim {
 
 namespace {
 
+// A machine whose every section is checked, including those only some messaging layers read.
+Machine parse_checked(const Json& spec, const Where& where) {
+  Machine machine = parse_machine(spec, where);
+  rt::check_machine_calibration(machine);
+  return machine;
+}
+
 // A scenario file, a machine file, or a preset name.
 Machine load_machine_for_describe(const std::string& what) {
   if (what.size() > 5 && what.ends_with(".json")) {
@@ -16,16 +23,16 @@ Machine load_machine_for_describe(const std::string& what) {
     if (doc.is_object() && doc.contains("workload")) {
       const Scenario scenario(what, {});
       try {
-        return parse_machine(scenario.doc().at("machine"), Where(scenario.file()) / "machine");
+        return parse_checked(scenario.doc().at("machine"), Where(scenario.file()) / "machine");
       } catch (const InputError& e) {
         scenario.reraise(e);
       }
     }
-    return parse_machine(doc, Where(what));
+    return parse_checked(doc, Where(what));
   }
   const ExpandedPreset preset = load_preset(what, Where("command line", "describe " + what));
   try {
-    return parse_machine(preset.machine, Where(preset.layers.front().first));
+    return parse_checked(preset.machine, Where(preset.layers.front().first));
   } catch (const InputError& e) {
     if (e.file() != preset.layers.front().first) throw;
     throw InputError(preset.file_of(e.path()), e.path(), e.message());

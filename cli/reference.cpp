@@ -22,7 +22,8 @@ namespace torsim {
 
 std::vector<const ParamTable*> all_param_tables() {
   std::vector<const ParamTable*> tables{&kScenarioParams, &kOutputParams, &kTraceParams, &node::kPlacementParams,
-                                        &kMachineParams,  &kNodeParams,   &kPacketParams, &kRouterParams};
+                                        &kMachineParams,  &kNodeParams,   &kPacketParams, &kRouterParams,
+                                        &kComputeParams};
   for (const auto& t : topo::topology_types()) tables.push_back(t.params);
   for (const auto& m : net::network_models()) tables.push_back(m.params);
   tables.push_back(&nic::kGeminiParams);

@@ -260,7 +260,7 @@ Json SchemaBuilder::param(const std::string& path, const ParamSpec& p, Mode mode
 }
 
 // A nested object or list of objects: its own place when a table is placed there, else the
-// free-form objects a machine and a scenario hold (compute costs, sources, the sweep).
+// free-form objects a machine and a scenario hold (sources, the sweep).
 Json SchemaBuilder::nested(const std::string& path, const ParamSpec& p, Mode mode) const {
   const std::string child = (path.empty() ? "" : path + "/") + std::string(p.name);
   if (p.kind == ParamKind::object_list) {
@@ -273,8 +273,6 @@ Json SchemaBuilder::nested(const std::string& path, const ParamSpec& p, Mode mod
   }
   if (child == "sweep") return {{"type", "object"}, {"additionalProperties", {{"type", "array"}, {"minItems", 1}}}};
   if (child == "machine") return {{"$ref", "#/definitions/scenario_machine"}};
-  if (child == "machine/compute")
-    return {{"type", "object"}, {"additionalProperties", quantity(Quantity::time, "")}};
   if (child == "machine/sources") return {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}};
   if (child == "runtime") return object(child, Mode::partial);  // overrides of the machine's calibration
   return object(child, mode);

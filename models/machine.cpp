@@ -83,12 +83,34 @@ constexpr ParamSpec kRouterSpecs[] = {
      "preset"},
 };
 
+// Compute costs are read by name by the model that needs them; each is declared here so that a
+// misspelt name is an error, not a cost nobody reads.
+constexpr ParamSpec kComputeSpecs[] = {
+    {"flop", ParamKind::time, kUnset, "ns", "0ns", "1ms",
+     "one flop of a time-independent trace's compute action (workload trace)", "preset"},
+    {"nqueens_node", ParamKind::time, kUnset, "ns", "0ns", "1ms", "one node of the N-Queens search (workload nqueens)",
+     "preset"},
+    {"namd_pair", ParamKind::time, kUnset, "ns", "0ns", "1ms",
+     "one non-bonded atom pair within the cutoff (workload namd)", "preset"},
+    {"namd_integrate", ParamKind::time, kUnset, "ns", "0ns", "1ms",
+     "integration, bonded terms and pairlist upkeep per atom and step (workload namd)", "preset"},
+    {"namd_fft_point", ParamKind::time, kUnset, "ns", "0ns", "1ms",
+     "one PME grid point per FFT pass or transpose (workload namd)", "preset"},
+    {"fft_flop", ParamKind::time, kUnset, "ns", "0ns", "1ms", "one flop of a 1-D FFT (workload fft3d)", "preset"},
+    {"fft_transpose_byte", ParamKind::time, kUnset, "ns", "0ns", "1ms",
+     "one byte of the local transpose and packing (workload fft3d)", "preset"},
+    {"reduction_byte", ParamKind::time, kUnset, "ns", "0ns", "1ms",
+     "one byte of a reduction's combine step (the VIA layers' collectives)", "preset"},
+};
+
 }  // namespace
 
 const ParamTable kMachineParams{"machine", "A machine preset or inline machine object.", kMachineSpecs};
 const ParamTable kNodeParams{"machine.node", "Compute node and NIC.", kNodeSpecs};
 const ParamTable kPacketParams{"machine.packet", "Network packet format.", kPacketSpecs};
 const ParamTable kRouterParams{"machine.router", "Router input buffers and virtual channels.", kRouterSpecs};
+const ParamTable kComputeParams{"machine.compute", "Calibrated compute costs of application kernels, by name.",
+                                kComputeSpecs};
 
 Bytes PacketFormat::wire_offset(Bytes offset) const {
   const Bytes whole = offset / payload;
@@ -153,10 +175,7 @@ Time Machine::compute_cost(const std::string& key, const Where& needed_by) const
   if (!compute.contains(key))
     needed_by.fail("the workload needs the compute cost '" + key + "' of machine '" + name +
                    "' (machine.compute." + key + "), which the machine does not define");
-  const auto& v = compute[key];
-  const auto t = v.is_string() ? parse_quantity(v.get<std::string>(), Quantity::time, "ns") : std::nullopt;
-  if (!t) (where / "compute" / key).fail("expected a time such as \"12ns\", got " + preview(v));
-  return *t;
+  return ParamReader(compute, where / "compute", kComputeParams).time(key);
 }
 
 Machine parse_machine(const Json& spec, const Where& where) {
@@ -172,6 +191,7 @@ Machine parse_machine(const Json& spec, const Where& where) {
   m.nic = r.nested("nic");
   m.gpu = r.nested("gpu");
   m.compute = r.nested("compute");
+  ParamReader(m.compute, r.where("compute"), kComputeParams).check_given();
   m.runtimes = r.nested("runtimes");
   m.sources = r.nested("sources");
   check_sources(m.sources, r.where("sources"));

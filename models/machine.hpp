@@ -80,5 +80,6 @@ extern const ParamTable kMachineParams;
 extern const ParamTable kNodeParams;
 extern const ParamTable kPacketParams;
 extern const ParamTable kRouterParams;
+extern const ParamTable kComputeParams;
 
 }  // namespace torsim

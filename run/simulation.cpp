@@ -9,6 +9,7 @@ namespace torsim {
 
 Simulation::Simulation(const Json& doc, const Where& where, std::uint64_t seed)
     : kernel_(std::make_unique<Kernel>()), machine_(parse_machine(doc.at("machine"), where / "machine")) {
+  rt::check_machine_calibration(machine_);
   network_ = net::make_network_model(doc.value("network", Json::object()), where / "network", *kernel_, machine_);
   if (!doc.contains("workload")) where.fail("missing required key 'workload' (an object: {\"name\": ..., parameters})");
   workload_ = apps::make_workload(doc["workload"], where / "workload");

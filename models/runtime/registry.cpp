@@ -3,9 +3,12 @@
 #include <algorithm>
 
 #include "models/collectives/collectives.hpp"
+#include "models/gpu/device.hpp"
+#include "models/nic/registry.hpp"
 #include "models/runtime/bluegene_p/gasnet_dcmf.hpp"
 #include "models/runtime/bluegene_p/mpich_dcmf.hpp"
 #include "models/runtime/bluegene_q/mpich_pamid.hpp"
+#include "models/runtime/cuda/mvapich2_cuda.hpp"
 #include "models/runtime/gemini/charm.hpp"
 #include "models/runtime/gemini/ugni.hpp"
 #include "models/runtime/infiniband/mvapich2.hpp"
@@ -14,6 +17,7 @@
 #include "models/runtime/via/mvich.hpp"
 #include "models/runtime/via/vipl.hpp"
 #include "sim/config/json_merge.hpp"
+#include "sim/config/registry.hpp"
 
 namespace torsim::rt {
 
@@ -21,28 +25,44 @@ namespace {
 
 std::unique_ptr<MessagingLayer> make_raw(const ParamReader&, Job& job) { return std::make_unique<RawLayer>(job); }
 
-std::string layer_names() {
-  std::string out;
-  std::string_view last;
-  for (const auto& e : messaging_layers())
-    if (e.name != last) out += (out.empty() ? "" : ", ") + std::string(last = e.name);
-  return out;
-}
-
 // A name with one implementation per NIC resolves by the machine's NIC model.
 const MessagingLayerEntry& find_layer(const std::string& name, const Machine& machine, const Where& where) {
   const std::string nic = machine.nic.value("model", std::string());
-  const MessagingLayerEntry* found = nullptr;
   std::string nics;
   for (const auto& e : messaging_layers()) {
     if (e.name != name) continue;
     if (e.nic.empty() || e.nic == nic) return e;
-    found = &e;
     nics += (nics.empty() ? "" : ", ") + std::string(e.nic);
   }
-  if (!found) (where / "layer").fail("unknown messaging layer '" + name + "'; valid values are: " + layer_names());
-  (where / "layer").fail("messaging layer '" + name + "' runs on machines whose NIC is " + nics + "; machine '" +
-                         machine.name + "' has " + (nic.empty() ? "no NIC model" : "'" + nic + "'"));
+  find_entry(messaging_layers(), name, "messaging layer", where);  // fails for an unknown name
+  where.fail("messaging layer '" + name + "' runs on machines whose NIC is " + nics + "; machine '" + machine.name +
+             "' has " + (nic.empty() ? "no NIC model" : "'" + nic + "'"));
+}
+
+// Sections of machine.runtimes that several layers read, besides each layer's own.
+const ParamTable* shared_calibration(std::string_view name) {
+  if (name == "charm") return &kCharmParams;
+  if (name == "mpi_cuda") return &kMvapich2CudaParams;
+  return nullptr;
+}
+
+const ParamTable& calibration_table(const std::string& name, const Machine& machine, const Where& where) {
+  if (const ParamTable* shared = shared_calibration(name)) return *shared;
+  std::vector<std::string_view> valid{"charm", "mpi_cuda"};
+  for (const auto& e : messaging_layers()) {
+    if (e.name == name) return *find_layer(name, machine, where).params;
+    if (valid.back() != e.name) valid.push_back(e.name);
+  }
+  where.fail(unknown_name_message("messaging layer", name, valid));
+}
+
+// The collective algorithms a layer's calibration may choose, besides the layer's own keys.
+void check_calibration(Json section, const Where& where, const ParamTable& table) {
+  if (section.is_object() && section.contains("collectives")) {
+    ParamReader(section["collectives"], where / "collectives", coll::kSelectionParams).check_given();
+    if (!table.find("collectives")) section.erase("collectives");
+  }
+  ParamReader(section, where, table).check_given();
 }
 
 }  // namespace
@@ -76,7 +96,7 @@ std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Whe
   if (spec.contains("layer") && !spec["layer"].is_string())
     (where / "layer").fail("expected a layer name string, got " + preview(spec["layer"]));
   const std::string name = spec.value("layer", std::string("raw"));
-  const MessagingLayerEntry& entry = find_layer(name, job.machine, where);
+  const MessagingLayerEntry& entry = find_layer(name, job.machine, where / "layer");
   // The machine's calibrated parameters for this layer, overridden by the scenario's.
   const Machine& machine = job.machine;
   const Json calibrated = machine.runtimes.value(name, Json::object());
@@ -94,6 +114,15 @@ std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Whe
     return layer;
   } catch (const InputError& e) {
     reattribute(e, where, spec, where, calibrated_where);
+  }
+}
+
+void check_machine_calibration(const Machine& machine) {
+  nic::check_nic(machine);
+  if (!machine.gpu.empty()) gpu::gpu_of(machine, machine.where / "gpu");
+  for (const auto& [name, section] : machine.runtimes.items()) {
+    const Where where = machine.where / "runtimes" / name;
+    check_calibration(section, where, calibration_table(name, machine, where));
   }
 }
 

@@ -27,4 +27,9 @@ struct MessagingLayerEntry {
 };
 const std::vector<MessagingLayerEntry>& messaging_layers();
 
+/// What of a machine the models above the network read only when a run uses them: its NIC, its
+/// GPUs and every messaging layer's calibration (machine.runtimes), checked against their tables
+/// whatever the run uses, so that input nobody reads is an error.
+void check_machine_calibration(const Machine& machine);
+
 }  // namespace torsim::rt

@@ -364,4 +364,24 @@ const Json& ParamReader::nested(std::string_view name) const {
   return *it;
 }
 
+void ParamReader::check_given() const {
+  for (const auto& [key, value] : object_.items()) {
+    switch (table_.find(key)->kind) {
+      case ParamKind::integer: integer(key); break;
+      case ParamKind::number: number(key); break;
+      case ParamKind::boolean: boolean(key); break;
+      case ParamKind::text:
+      case ParamKind::choice: text(key); break;
+      case ParamKind::size: size(key); break;
+      case ParamKind::rate: rate(key); break;
+      case ParamKind::time: time(key); break;
+      case ParamKind::size_list: sizes(key); break;
+      case ParamKind::integer_list: integers(key); break;
+      case ParamKind::text_list: texts(key); break;
+      case ParamKind::object:
+      case ParamKind::object_list: nested(key); break;
+    }
+  }
+}
+
 }  // namespace torsim

@@ -84,6 +84,9 @@ class ParamReader {
   std::vector<std::string> texts(std::string_view name) const;
   /// The raw nested value (object or list) and where it is; a default of "{}"/"[]" applies.
   const Json& nested(std::string_view name) const;
+  /// Reads every key the object gives by its declared kind (type and range checked), for a
+  /// section no model reads in this run; nested objects are only checked to be objects or lists.
+  void check_given() const;
   Where where(std::string_view name) const { return where_ / name; }
   const Where& where() const { return where_; }
 

@@ -2,6 +2,7 @@
 
 #include "sim/config/json_merge.hpp"
 #include "sim/config/params.hpp"
+#include "sim/config/registry.hpp"
 #include "cli/reference.hpp"
 #include "tests/support/input_error.hpp"
 
@@ -67,6 +68,27 @@ TEST_CASE("bad values name the path and what was expected", "[params]") {
   check(R"({"latency": "1us", "sizes": ["8B", "x"]})", "sizes", "/x/sizes/1", "expected a size");
   check(R"({"latency": "1us", "sizes": {"from": "8B", "to": "4B", "factor": 2}})", "sizes", "/x/sizes", "'from' <= 'to'");
   check(R"({"latency": "1us", "flag": "yes"})", "flag", "/x/flag", "expected true or false");
+}
+
+TEST_CASE("checking what is given reads every given value, and only those", "[params]") {
+  CHECK_NOTHROW(ParamReader(Json::parse(R"({"count": 4})"), Where("f.json", "/x"), kTable).check_given());
+  const auto e = test::input_error_of([] {
+    ParamReader(Json::parse(R"({"count": 4, "size": "2MiB"})"), Where("f.json", "/x"), kTable).check_given();
+  });
+  CHECK(e.path() == "/x/size");
+  CHECK_THAT(e.message(), Catch::Contains("out of range"));
+}
+
+TEST_CASE("a registry names the closest entry to an unknown name, and every valid one", "[params]") {
+  struct Entry {
+    std::string_view name;
+    int value;
+  };
+  const std::vector<Entry> entries{{"packet", 1}, {"analytic", 2}, {"analytic", 3}};
+  CHECK(find_entry(entries, "analytic", "model", Where("f.json")).value == 2);
+  const auto e = test::input_error_of([&] { find_entry(entries, "packets", "network model", Where("f.json", "/m")); });
+  CHECK(e.path() == "/m");
+  CHECK(e.message() == "unknown network model 'packets' (did you mean 'packet'?); valid values are: packet, analytic");
 }
 
 TEST_CASE("a non-object is rejected", "[params]") {
