@@ -22,6 +22,7 @@ struct RunArgs {
   std::size_t jobs = 1;
   Shard shard;
   std::string trace;
+  std::string record_mpi;
 };
 
 std::size_t parse_jobs(const std::string& text) {
@@ -44,6 +45,7 @@ RunArgs run_args(const Args& args) {
   if (args.given("--jobs")) o.jobs = parse_jobs(args.value("--jobs"));
   if (args.given("--shard")) o.shard = parse_shard(args.value("--shard"));
   o.trace = args.value("--trace");
+  o.record_mpi = args.value("--record-mpi");
   return o;
 }
 
@@ -128,8 +130,10 @@ void publish(OutputDir& out, AtomicFile* trace_file, const std::string& trace_pa
   }
 }
 
-RunOptions run_options(const RunArgs& o, const TraceSettings* trace, Progress& progress) {
+RunOptions run_options(const RunArgs& o, const TraceSettings* trace, TraceRecording* recording, Progress& progress) {
   RunOptions options;
+  options.record_mpi = recording;
+  options.record_mpi_where = Where("command line", "--record-mpi " + o.record_mpi);
   options.jobs = o.jobs;
   options.shard = o.shard;
   options.trace = trace;
@@ -152,13 +156,18 @@ int command_run(const Args& args) {
   OutputDir out = output_dir(scenario, o);
   out.check_writable();
   const auto trace = place_trace(trace_settings(output_spec, Where(scenario.file()) / "output", o.trace), out);
+  std::unique_ptr<TraceRecording> recording;  // staged beside FILE: fails now if it cannot be written
+  if (!o.record_mpi.empty())
+    recording = std::make_unique<TraceRecording>(o.record_mpi, Where("command line", "--record-mpi " + o.record_mpi));
   Progress progress(!o.quiet);
   RunOutputs outputs(out, scenario, output.boolean("csv"), output.boolean("link_stats"));
-  const auto run = run_scenario(scenario, outputs, run_options(o, trace ? &*trace : nullptr, progress));
+  const auto options = run_options(o, trace ? &*trace : nullptr, recording.get(), progress);
+  const auto run = run_scenario(scenario, outputs, options);
   progress.finish();
   outputs.finish(run, o.shard.whole() ? Json() : shard_json(o, run));
   std::vector<std::string> warnings;
   auto trace_file = trace ? stage_trace(out, run, *trace, warnings) : nullptr;
+  if (recording) recording->publish();
   publish(out, trace_file.get(), trace ? trace->file : "");
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   if (!o.quiet) {
@@ -167,6 +176,7 @@ int command_run(const Args& args) {
     if (trace)
       std::cout << "wrote the trace " << (trace->file_from_command_line ? trace->file : out.dir() + "/" + trace->file)
                 << "\n";
+    if (recording) std::cout << "wrote the MPI recording " << o.record_mpi << " (and " << o.record_mpi << "_files/)\n";
   }
   return 0;
 }
@@ -188,7 +198,10 @@ const CommandSpec& run_command() {
        {"--quiet", "", "print nothing but errors and warnings"},
        {"--jobs", "N", "sweep points run at once, each in a process of its own (1 to 4096)", false, "-j"},
        {"--shard", "K/N", "only the points whose index is K modulo N (0 <= K < N: a Slurm array task)"},
-       {"--trace", "FILE", "also write a trace for ui.perfetto.dev (docs/traces.md)"}},
+       {"--trace", "FILE", "also write a trace for ui.perfetto.dev (docs/traces.md)"},
+       {"--record-mpi", "FILE",
+        "also record the run's MPI calls as a time-independent trace: FILE, the index, and FILE_files/ "
+        "(docs/replay.md)"}},
       command_run};
   return spec;
 }

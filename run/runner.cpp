@@ -80,6 +80,9 @@ struct Plan {
 std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
   std::unique_ptr<Simulation> only;
   if (plan.options.trace) plan.options.trace->check_points(plan.count);
+  if (plan.options.record_mpi && (plan.count != 1 || !plan.options.shard.whole()))
+    plan.options.record_mpi_where.fail("a recording holds one run; the scenario has " + std::to_string(plan.count) +
+                                       " sweep points (choose one with --set) or --shard takes a part of it");
   for (std::size_t i = 0; i < plan.count; ++i) {
     const SweepPoint point = plan.scenario.point(i);
     auto sim = build_point(plan.scenario, point);
@@ -90,6 +93,8 @@ std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
     if (plan.traced(i) && plan.options.shard.contains(i)) check_trace(plan.scenario, *plan.options.trace, *sim);
     if (plan.count == 1) only = std::move(sim);
   }
+  if (plan.options.record_mpi)
+    only->record_mpi(*plan.options.record_mpi, plan.options.record_mpi->index_name(), plan.options.record_mpi_where);
   return only;
 }
 

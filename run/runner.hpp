@@ -7,6 +7,7 @@
 
 #include "run/output.hpp"
 #include "run/trace.hpp"
+#include "run/trace_recording.hpp"
 
 namespace torsim {
 
@@ -25,6 +26,9 @@ struct RunOptions {
   std::size_t jobs = 1;  // sweep points run at once, each in a child process when more than one
   Shard shard;
   const TraceSettings* trace = nullptr;
+  /// --record-mpi: the recording the run's MPI calls go into (one point, run here).
+  TraceRecording* record_mpi = nullptr;
+  Where record_mpi_where;
   /// Called now and then while a point runs in this process: (index, count, kernel).
   std::function<void(std::size_t, std::size_t, const Kernel&)> progress;
   /// Called as each point run in a child process finishes: (points done, points to run).

@@ -45,7 +45,24 @@ PointResult Simulation::run_here(const std::function<void(const Kernel&)>& progr
                 {"messaging_layer", layer_->name()}};
   result.link_busy = network_->link_busy();
   if (trace_) result.trace = trace_->finish(kernel_->now());
+  if (mpi_recorder_) mpi_recorder_->finish();
   return result;
+}
+
+// Computation is written in flops at the machine's rate, so that a replay on the same machine
+// runs it for the same time.
+void Simulation::record_mpi(replay::TiSink& sink, const std::string& index_name, const Where& where) {
+  if (network_->needs_own_process())
+    where.fail("cannot record a run on the " + std::string(network_->name()) +
+               " network model (it runs in a process of its own); record it on the packet or analytic model");
+  if (!machine_.compute.contains("flop"))
+    where.fail("a recording writes computation in flops at the machine's rate, machine.compute.flop, which machine '" +
+               machine_.name + "' does not define");
+  const double flop_time = static_cast<double>(machine_.compute_cost("flop", where));
+  mpi_writer_ = std::make_unique<replay::TiWriter>(sink, index_name, job_->size(), replay::TiWriter::Layout::per_rank,
+                                                   where);
+  mpi_recorder_ = std::make_unique<replay::MpiRecorder>(*mpi_writer_, job_->size(), flop_time, where);
+  layer_->set_observer(mpi_recorder_.get());
 }
 
 void Simulation::trace(const TraceSettings& settings, std::size_t point, const std::string& label,

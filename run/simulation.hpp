@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 
+#include "models/apps/replay/recorder.hpp"
 #include "models/apps/workload.hpp"
 #include "models/runtime/registry.hpp"
 #include "sim/config/results.hpp"
@@ -42,6 +43,9 @@ class Simulation {
   Kernel& kernel() { return *kernel_; }
   rt::MessagingLayer* layer() { return layer_.get(); }
   const rt::Job& job() const { return *job_; }
+  /// Records the run's MPI calls as a time-independent trace into `sink`, whose index is
+  /// `index_name` (call before run()); input errors name `where` (--record-mpi).
+  void record_mpi(replay::TiSink& sink, const std::string& index_name, const Where& where);
   /// Records the run into a trace fragment (call before run()).
   void trace(const TraceSettings& settings, std::size_t point, const std::string& label,
              const std::string& fragment_path);
@@ -58,6 +62,8 @@ class Simulation {
   std::unique_ptr<rt::MessagingLayer> layer_;
   std::unique_ptr<apps::Workload> workload_;
   std::unique_ptr<TraceRecorder> trace_;
+  std::unique_ptr<replay::TiWriter> mpi_writer_;
+  std::unique_ptr<replay::MpiRecorder> mpi_recorder_;
 };
 
 /// Machine summary for results.json and `torsim describe`.

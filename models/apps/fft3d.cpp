@@ -120,7 +120,7 @@ class Fft3d final : public Workload {
   Task<> copy(Comm c, Bytes bytes) {
     const Time t = bytes * copy_byte_;
     times_[static_cast<std::size_t>(c.rank())].packing += t;
-    co_await c.layer().cores().run(c.rank(), t, rt::CpuUse::copy);
+    co_await c.copy(t);
   }
 
   Task<> run(Comm c);

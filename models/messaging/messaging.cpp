@@ -164,6 +164,28 @@ Task<> Comm::am_send_and_wait(Comm c, Rank dst, HandlerId handler, Bytes size, s
 
 Task<Envelope> Comm::receive_and_wait(Comm c, Rank src, Tag tag) { co_return co_await c.irecv(src, tag); }
 
+Task<Request> Comm::observed_isend(Comm c, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
+  Request r = co_await c.layer_->isend(c.rank_, dst, size, tag, word);
+  c.layer_->observer()->isend(c.rank_, dst, size, tag, r.id());
+  co_return r;
+}
+
+// The collective's own messages, between enter_collective and collective, are not the
+// workload's calls.
+Task<std::uint64_t> Comm::observed_collective(Comm c, CollectiveOp op, Rank root, Bytes bytes,
+                                              Task<std::uint64_t> operation) {
+  c.layer_->observer()->enter_collective(c.rank_);
+  const std::uint64_t result = co_await operation;
+  c.layer_->observer()->collective(c.rank_, op, root, bytes);
+  co_return result;
+}
+
+Task<> Comm::observed_barrier(Comm c) {
+  c.layer_->observer()->enter_collective(c.rank_);
+  co_await c.layer_->collectives().barrier(c);
+  c.layer_->observer()->collective(c.rank_, CollectiveOp::barrier, 0, 0);
+}
+
 Task<> Comm::wait_all(std::vector<Request>& requests) {
   for (auto& r : requests) co_await r;
 }

@@ -68,6 +68,23 @@ class CollectiveAlgorithms {
   virtual std::optional<Time> predicted(CollectiveOp, int /*ranks*/, Bytes /*bytes*/) const { return std::nullopt; }
 };
 
+/// Sees each rank's use of the interface through Comm, call by call, for a recording of the run
+/// as an MPI trace (torsim run --record-mpi): what the workload asked, never what a layer did
+/// for it. A collective's own messages and computation (between enter_collective and
+/// collective) belong to it. Requests are named by Request::id().
+class InterfaceObserver : public RequestObserver {
+ public:
+  virtual void isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint32_t request) = 0;
+  virtual void irecv(Rank self, Rank src, Tag tag, std::uint32_t request) = 0;
+  virtual void enter_collective(Rank self) = 0;
+  /// The collective `self` entered last is over (`bytes` as the operation takes them).
+  virtual void collective(Rank self, CollectiveOp op, Rank root, Bytes bytes) = 0;
+  virtual void compute(Rank self, Time duration) = 0;
+  /// An operation an MPI trace of two-sided calls and collectives cannot hold (puts, gets,
+  /// active messages): the recorder stops the run with an input error.
+  virtual void unrecordable(Rank self, std::string_view operation) = 0;
+};
+
 /// Collective tags live above every user tag.
 inline constexpr Tag kFirstCollectiveTag = 1 << 30;
 /// A tag bit asking for a persistent channel (pre-registered receive buffer, direct PUT).
@@ -142,6 +159,13 @@ class MessagingLayer {
   /// A fresh tag for one collective call (or one phase of it) on rank `self`; every rank calls
   /// collectives in the same order, so the tags agree.
   Tag next_collective_tag(Rank self);
+  /// Only while recording the run (torsim run --record-mpi); nullptr otherwise.
+  void set_observer(InterfaceObserver* observer) {
+    observer_ = observer;
+    requests_.set_observer(observer);
+  }
+  InterfaceObserver* observer() const { return observer_; }
+
   /// Time to combine `size` bytes in a reduction (the layer's reduction speed).
   virtual Time reduce_time(Bytes) const { return 0; }
 
@@ -190,6 +214,7 @@ class MessagingLayer {
 
  private:
   Hints hints_;
+  InterfaceObserver* observer_ = nullptr;
   struct PostedReceive {
     Rank src;
     Tag tag;
@@ -253,21 +278,42 @@ class Comm {
   NodeId node() const { return layer_->job().node_of(rank_); }
 
   Task<Request> isend(Rank dst, Bytes size, Tag tag = 0, std::uint64_t word = 0) const {
+    if (layer_->observer()) return observed_isend(*this, dst, size, tag, word);
     return layer_->isend(rank_, dst, size, tag, word);
   }
-  Request irecv(Rank src = kAnySource, Tag tag = kAnyTag) const { return layer_->irecv(rank_, src, tag); }
+  Request irecv(Rank src = kAnySource, Tag tag = kAnyTag) const {
+    Request r = layer_->irecv(rank_, src, tag);
+    if (InterfaceObserver* o = layer_->observer()) o->irecv(rank_, src, tag, r.id());
+    return r;
+  }
   Task<> send(Rank dst, Bytes size, Tag tag = 0, std::uint64_t word = 0) const {
     return send_and_wait(*this, dst, size, tag, word);
   }
   Task<Envelope> recv(Rank src = kAnySource, Tag tag = kAnyTag) const { return receive_and_wait(*this, src, tag); }
   static Task<> wait_all(std::vector<Request>& requests);
 
-  Task<> put(Rank target, Bytes size) const { return layer_->put(rank_, target, size); }
-  Task<> get(Rank target, Bytes size) const { return layer_->get(rank_, target, size); }
-  Task<Request> iput(Rank target, Bytes size) const { return layer_->iput(rank_, target, size); }
-  Task<> put_notify(Rank target, Bytes size) const { return layer_->put_notify(rank_, target, size); }
-  Task<> wait_notify(Rank from) const { return layer_->wait_notify(rank_, from); }
+  Task<> put(Rank target, Bytes size) const {
+    unrecordable("put");
+    return layer_->put(rank_, target, size);
+  }
+  Task<> get(Rank target, Bytes size) const {
+    unrecordable("get");
+    return layer_->get(rank_, target, size);
+  }
+  Task<Request> iput(Rank target, Bytes size) const {
+    unrecordable("iput");
+    return layer_->iput(rank_, target, size);
+  }
+  Task<> put_notify(Rank target, Bytes size) const {
+    unrecordable("put_notify");
+    return layer_->put_notify(rank_, target, size);
+  }
+  Task<> wait_notify(Rank from) const {
+    unrecordable("wait_notify");
+    return layer_->wait_notify(rank_, from);
+  }
   Task<Request> am_isend(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0, Tag tag = 0) const {
+    unrecordable("an active message");
     return layer_->am_isend(rank_, dst, handler, size, word, tag);
   }
   Task<> am_send(Rank dst, HandlerId handler, Bytes size, std::uint64_t word = 0, Tag tag = 0) const {
@@ -275,25 +321,50 @@ class Comm {
   }
   // Collectives: the words are the contributions (see CollectiveAlgorithms); workloads that only
   // want the timing leave them 0.
-  Task<> barrier() const { return layer_->collectives().barrier(*this); }
+  Task<> barrier() const {
+    if (layer_->observer()) return observed_barrier(*this);
+    return layer_->collectives().barrier(*this);
+  }
   Task<std::uint64_t> bcast(Rank root, Bytes size, std::uint64_t word = 0) const {
-    return layer_->collectives().bcast(*this, root, size, word);
+    return observed(CollectiveOp::bcast, root, size, layer_->collectives().bcast(*this, root, size, word));
   }
   Task<std::uint64_t> reduce(Rank root, Bytes size, std::uint64_t word = 0) const {
-    return layer_->collectives().reduce(*this, root, size, word);
+    return observed(CollectiveOp::reduce, root, size, layer_->collectives().reduce(*this, root, size, word));
   }
   Task<std::uint64_t> allreduce(Bytes size, std::uint64_t word = 0) const {
-    return layer_->collectives().allreduce(*this, size, word);
+    return observed(CollectiveOp::allreduce, 0, size, layer_->collectives().allreduce(*this, size, word));
   }
   Task<std::uint64_t> gather(Rank root, Bytes size_per_rank, std::uint64_t word = 0) const {
-    return layer_->collectives().gather(*this, root, size_per_rank, word);
+    return observed(CollectiveOp::gather, root, size_per_rank,
+                    layer_->collectives().gather(*this, root, size_per_rank, word));
   }
   Task<std::uint64_t> alltoall(Bytes size_per_pair, std::uint64_t word = 0) const {
-    return layer_->collectives().alltoall(*this, size_per_pair, word);
+    return observed(CollectiveOp::alltoall, 0, size_per_pair,
+                    layer_->collectives().alltoall(*this, size_per_pair, word));
   }
-  Task<> compute(Time duration) const { return layer_->compute(rank_, duration); }
+  Task<> compute(Time duration) const {
+    if (InterfaceObserver* o = layer_->observer()) o->compute(rank_, duration);
+    return layer_->compute(rank_, duration);
+  }
+  /// A copy on the rank's core (packing, a local transpose); a recording writes it as computation.
+  auto copy(Time duration) const {
+    if (InterfaceObserver* o = layer_->observer()) o->compute(rank_, duration);
+    return layer_->cores().run(rank_, duration, CpuUse::copy);
+  }
 
  private:
+  // While recording (InterfaceObserver): the operation, told to the observer.
+  Task<std::uint64_t> observed(CollectiveOp op, Rank root, Bytes bytes, Task<std::uint64_t> operation) const {
+    if (!layer_->observer()) return operation;
+    return observed_collective(*this, op, root, bytes, std::move(operation));
+  }
+  void unrecordable(std::string_view operation) const {
+    if (InterfaceObserver* o = layer_->observer()) o->unrecordable(rank_, operation);
+  }
+  static Task<Request> observed_isend(Comm c, Rank dst, Bytes size, Tag tag, std::uint64_t word);
+  static Task<std::uint64_t> observed_collective(Comm c, CollectiveOp op, Rank root, Bytes bytes,
+                                                 Task<std::uint64_t> operation);
+  static Task<> observed_barrier(Comm c);
   // Coroutines take the Comm by value: a temporary Comm may die before they finish.
   static Task<> send_and_wait(Comm c, Rank dst, Bytes size, Tag tag, std::uint64_t word);
   static Task<Envelope> receive_and_wait(Comm c, Rank src, Tag tag);

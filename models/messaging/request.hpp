@@ -26,9 +26,24 @@ struct Envelope {
   std::uint64_t word = 0;  // one word of application data carried with the message
 };
 
+/// Told of a workload's waits on its requests and of their handles going away (a recording of
+/// the run as an MPI trace; InterfaceObserver in messaging.hpp).
+class RequestObserver {
+ public:
+  virtual ~RequestObserver() = default;
+  /// A co_await on request `index` returned `envelope`.
+  virtual void waited(std::uint32_t index, const Envelope& envelope) = 0;
+  /// The handle of request `index` went away (`done`: with `envelope`): the index may name
+  /// another request from now on.
+  virtual void released(std::uint32_t index, bool done, const Envelope& envelope) = 0;
+};
+
 class RequestPool {
  public:
   explicit RequestPool(Kernel& kernel) : kernel_(kernel) {}
+  /// Only while recording; nullptr otherwise.
+  void set_observer(RequestObserver* observer) { observer_ = observer; }
+  RequestObserver* observer() const { return observer_; }
   std::uint32_t allocate();
   /// Marks the request done and resumes its waiter (as a kernel event at the current time).
   void complete(std::uint32_t index, const Envelope& envelope = {});
@@ -63,6 +78,7 @@ class RequestPool {
   void set(std::uint32_t index, std::uint64_t Flags::*which) { flags_[index / 64].*which |= bit(index); }
   void clear(std::uint32_t index, std::uint64_t Flags::*which) { flags_[index / 64].*which &= ~bit(index); }
   Kernel& kernel_;
+  RequestObserver* observer_ = nullptr;
   SlotPool<Slot> slots_;
   std::vector<Flags, HugePageAllocator<Flags>> flags_;
 };
@@ -89,6 +105,7 @@ inline void RequestPool::complete(std::uint32_t index, const Envelope& envelope)
 }
 
 inline void RequestPool::release(std::uint32_t index) {
+  if (observer_) observer_->released(index, done(index), slots_[index].envelope);
   if (test(index, &Flags::done)) return slots_.release(index);
   set(index, &Flags::released);
 }
@@ -115,7 +132,12 @@ class [[nodiscard]] Request {
   bool done() const { return pool_->done(index_); }
   bool await_ready() const { return pool_->done(index_); }
   void await_suspend(std::coroutine_handle<> h) { pool_->wait(index_, h); }
-  Envelope await_resume() const { return pool_->envelope(index_); }
+  Envelope await_resume() const {
+    if (RequestObserver* o = pool_->observer()) o->waited(index_, pool_->envelope(index_));
+    return pool_->envelope(index_);
+  }
+  /// The request's index in its pool: its name while it lives (recordings).
+  std::uint32_t id() const { return index_; }
 
  private:
   void drop() {

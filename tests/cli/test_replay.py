@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Trace replay from the command line (docs/replay.md): a replay is deterministic, byte for byte,
-serial or with --jobs; its series read back through the Python package.
+serial or with --jobs; its series read back through the Python package; a run recorded with
+--record-mpi and replayed gives back the run it came from.
 
 Usage: test_replay.py TORSIM_BINARY  (run by CTest)
 """
@@ -51,6 +52,74 @@ class Replay(Scratch):
         self.assertEqual(list(calls.columns), ["call", "count", "recorded_total_us", "simulated_total_us",
                                                "recorded_median_us", "simulated_median_us"])
         self.assertEqual(dict(zip(calls["call"], calls["count"]))["isend"], 15524)
+
+
+class RecordAndReplay(Scratch):
+    """`torsim run --record-mpi FILE` and a replay of FILE on the same machine, placement and
+    layer: the same simulated time, messages, bytes and events, and the same core time by use
+    (a workload's copies are recorded as computation: compute + copy is kept)."""
+
+    def round_trip(self, scenario):
+        recording = self.path("recording.txt")
+        run("run", self.write("run.json", scenario), "--out", self.path("run"), "--quiet", "--record-mpi", recording,
+            check=True)
+        replay = dict(scenario, workload={"name": "trace", "path": recording})
+        run("run", self.write("replay.json", replay), "--out", self.path("replay"), "--quiet", check=True)
+        ran, replayed = (self.results(self.path(out))["points"][0] for out in ("run", "replay"))
+        self.assertEqual(ran["simulated_time_us"], replayed["simulated_time_us"])
+        self.assertEqual(replayed["metrics"]["unsupported_calls"], 0)
+        for key in ("events", "messages", "payload_bytes", "wire_bytes", "intra_node_messages"):
+            self.assertEqual(ran["counters"][key], replayed["counters"][key], key)
+        core, core_replayed = ran["counters"]["core_time_us"], replayed["counters"]["core_time_us"]
+        self.assertAlmostEqual(core["compute"] + core["copy"], core_replayed["compute"] + core_replayed["copy"],
+                               delta=1e-6)
+        for use in core:
+            if use not in ("compute", "copy"):
+                self.assertEqual(core[use], core_replayed[use], use)
+        return recording, ran
+
+    def test_pingpong_over_cray_mpich(self):
+        scenario = {"machine": "hopper", "runtime": {"layer": "mpi"},
+                    "placement": {"node_list": [0, 2], "ranks_per_node": 1},
+                    "workload": {"name": "pingpong", "sizes": {"from": "8B", "to": "64KiB", "factor": 8},
+                                 "iterations": 5, "warmup": 1}}
+        recording, ran = self.round_trip(scenario)
+        self.assertEqual(read(recording), "recording.txt_files/rank-0.txt\nrecording.txt_files/rank-1.txt\n")
+        lines = read(recording + "_files/rank-0.txt").splitlines()
+        self.assertEqual(lines[:4], ["0 isend 1 0 8", "0 wait 0 1 0", "0 irecv 1 0 -1", "0 wait 1 0 0"])
+        self.assertEqual(sum(line.split()[1] == "isend" for line in lines), 30)  # 5 sizes x (1 + 5) rounds
+        # The same run records the same trace.
+        again = self.path("again.txt")
+        run("run", self.path("run.json"), "--out", self.path("again"), "--quiet", "--record-mpi", again, check=True)
+        self.assertEqual(read(recording + "_files/rank-1.txt"), read(again + "_files/rank-1.txt"))
+
+    def test_fft_slabs_on_blue_gene_p(self):
+        # Computation, copies, non-blocking sends and receives drained in windows, a barrier and an
+        # allreduce, over DCMF's MPI on 64 ranks.
+        scenario = {"machine": "intrepid-64", "placement": {"mode": "VN"}, "runtime": {"layer": "mpi_dcmf"},
+                    "workload": {"name": "fft3d", "variant": "mpi_slabs", "nx": 64, "ny": 64, "nz": 32}}
+        recording, ran = self.round_trip(scenario)
+        self.assertGreater(ran["counters"]["messages"], 1000)
+        rank = read(recording + "_files/rank-0.txt").split("\n")
+        self.assertEqual(rank[0], "0 barrier")
+        self.assertTrue(rank[1].startswith("0 compute "), rank[1])
+
+    def test_what_cannot_be_recorded_is_an_error_and_nothing_is_written(self):
+        pingpong = {"machine": "hopper", "runtime": {"layer": "raw"},
+                    "placement": {"node_list": [0, 2], "ranks_per_node": 1},
+                    "workload": {"name": "pingpong", "sizes": [8], "iterations": 2, "warmup": 0}}
+        cases = {"one-sided": dict(pingpong, workload=dict(pingpong["workload"], operation="put")),
+                 "a sweep": dict(pingpong, sweep={"workload.iterations": [1, 2]})}
+        for name, scenario in cases.items():
+            with self.subTest(name):
+                recording = self.path("rec", "trace.txt")
+                os.makedirs(self.path("rec"), exist_ok=True)
+                proc = run("run", self.write("s.json", scenario), "--out", self.path("out"), "--quiet",
+                           "--record-mpi", recording)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertIn("--record-mpi", proc.stderr)
+                self.assertEqual(os.listdir(self.path("rec")), [])
+                self.assertFalse(os.path.exists(self.path("out")))
 
 
 if __name__ == "__main__":
