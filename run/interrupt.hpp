@@ -16,10 +16,12 @@ namespace torsim {
 void handle_interrupts();
 
 /// A path removed if the process is interrupted before the guard is destroyed (files unlinked,
-/// directories removed once empty, the latest registered first).
+/// directories removed once empty, the latest registered first). A `tree` is a directory
+/// removed with all it holds: a staging directory of any number of files (a recording of
+/// 16,384 ranks) takes one of the handler's 128 slots.
 class RemoveOnSignal {
  public:
-  explicit RemoveOnSignal(const std::string& path);
+  explicit RemoveOnSignal(const std::string& path, bool tree = false);
   ~RemoveOnSignal();
   RemoveOnSignal(const RemoveOnSignal&) = delete;
   RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;

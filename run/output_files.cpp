@@ -133,7 +133,7 @@ void OutputDir::stage() {
   if (!fs::create_directory(staging_, ec) || ec)
     where_.fail("cannot create a directory beside " + dir_ + " (" + staging_ + "): " +
                 (ec ? ec.message() : "it exists"));
-  guards_.push_back(std::make_unique<RemoveOnSignal>(staging_));
+  guards_.push_back(std::make_unique<RemoveOnSignal>(staging_, true));
   if (fs::exists(dir_, ec) && ::access(dir_.c_str(), W_OK) != 0)
     where_.fail("cannot write into " + dir_ + ": " + system_reason(errno));
 }
@@ -151,10 +151,8 @@ void OutputDir::write(const std::string& name, std::string_view content) {
 
 std::unique_ptr<FileWriter> OutputDir::open(const std::string& name) {
   stage();
-  const std::string path = (fs::path(staging_) / name).string();
-  guards_.push_back(std::make_unique<RemoveOnSignal>(path));
   staged_.push_back(name);
-  return std::make_unique<FileWriter>(path, where_);
+  return std::make_unique<FileWriter>((fs::path(staging_) / name).string(), where_);
 }
 
 void OutputDir::append(const std::string& name, std::string_view content) {
@@ -163,7 +161,6 @@ void OutputDir::append(const std::string& name, std::string_view content) {
   if (appended_.insert(name).second) {
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
-    guards_.push_back(std::make_unique<RemoveOnSignal>(path));
     staged_.push_back(name);
   }
   FileWriter writer(path, where_, true);
