@@ -31,12 +31,14 @@
 #include <vector>
 
 #include "cli/bench_table.hpp"
+#include "cli/trace_reader_bench.hpp"
 #include "sim/config/error.hpp"
 #include "sim/core/random.hpp"
 #include "run/child_process.hpp"
 #include "run/output.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
+#include "run/trace_recording.hpp"
 
 namespace torsim {
 
@@ -305,6 +307,95 @@ void print_fft(const Json& runs) {
               << percent_of_a_core(f["core_share"]) << "\n";
 }
 
+// --trace: a replay's speed, records replayed per second on one core on the packet model (the
+// halo trace of trace_reader_speed() on a QDR fat tree over MVAPICH2), against the
+// time-independent reader's on the same trace; and a recorded trace of 16,384 ranks (claim
+// C15's largest point, NAS FT's MPI packed slabs on intrepid-4096, `torsim run --record-mpi`)
+// replayed whole. --quick: 16 ranks for the first, intrepid-128 with 128 planes for the second.
+Json replay_run(const Json& doc) {
+  return in_child([&] {
+    const Stopwatch whole;  // opening the trace included
+    Simulation sim(doc, Where("bench"), 1);
+    const Stopwatch run_time;
+    const auto result = sim.run();
+    const double run_s = run_time.wall_s(), records = result.output.metrics["calls"].get<double>();
+    return Json{{"records", records}, {"run_s", run_s}, {"records_per_s", records / run_s},
+                {"wall_s", whole.wall_s()}, {"cpu_s", whole.cpu_s()}, {"core_share", whole.cpu_s() / whole.wall_s()},
+                {"events", result.events}, {"ranks", result.job["ranks"]},
+                {"simulated_time_us", to_microseconds(result.simulated_time)},
+                {"peak_resident_MB", static_cast<double>(peak_resident_bytes(RUSAGE_SELF)) / 1e6}};
+  });
+}
+
+Json replay_doc(const std::string& trace, Json doc) {
+  doc["workload"] = {{"name", "trace"}, {"path", trace}};
+  return doc;
+}
+
+Json halo_replay(const std::filesystem::path& dir, bool quick) {
+  const std::string trace = write_halo_trace(dir / "halo", quick ? 16 : 64, quick ? 500 : 2000);
+  const Json spec = {{"machine", "qdr-cluster"},
+                     {"network", {{"model", "packet"}}},
+                     {"runtime", {{"layer", "mpi"}}},
+                     {"workload", {{"name", "trace"}, {"path", trace}}}};
+  Json out = replay_run(Scenario(spec, "bench-replay").points().front().doc);
+  const Json reader = trace_reader_speed(quick)[0];  // the time-independent reader, on the same trace
+  out["reader_records_per_s"] = reader["records_per_s"];
+  out["replay_to_reader"] = out["records_per_s"].get<double>() / reader["records_per_s"].get<double>();
+  return out;
+}
+
+Json recorded_fft_replay(const std::filesystem::path& dir, bool quick) {
+  const auto scale = std::filesystem::path(presets_directory()).parent_path() / "bgp" / "scale";
+  const Scenario scenario((scale / "fft-mpi.json").string(),
+                          {"workload.variant=mpi_packed_slabs", quick ? "workload.nz=128" : "workload.nz=1024",
+                           std::string("sweep={\"machine\": [\"") + (quick ? "intrepid-128" : "intrepid-4096") + "\"]}"});
+  const SweepPoint point = scenario.points().front();
+  const std::string trace = (dir / "fft.txt").string();
+  Json recorded = in_child([&] {
+    const Stopwatch whole;
+    Simulation sim(point.doc, Where("bench"), point.seed);
+    TraceRecording recording(trace, Where("bench"));
+    sim.record_mpi(recording, recording.index_name(), Where("bench"));
+    const auto result = sim.run();
+    recording.publish();
+    return Json{{"wall_s", whole.wall_s()}, {"simulated_time_us", to_microseconds(result.simulated_time)}};
+  });
+  Json out = replay_run(replay_doc(trace, point.doc));
+  out["recording_wall_s"] = recorded["wall_s"];
+  out["recorded_run_simulated_time_us"] = recorded["simulated_time_us"];
+  out["planes"] = point.doc["workload"]["nz"];
+  return out;
+}
+
+Json trace_figures(bool quick) {
+  const auto dir = std::filesystem::temp_directory_path() / ("torsim-bench-replay-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Json r = {{"readers", trace_reader_speed(quick)}, {"replay", halo_replay(dir, quick)},
+            {"recorded_16k", recorded_fft_replay(dir, quick)}};
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+void print_trace_figures(const Json& r) {
+  print_trace_reader_speed(std::cout, r["readers"]);
+  const Json& h = r["replay"];
+  std::cout << "replay, packet model: " << three_digits(h["records_per_s"].get<double>() / 1e6) << " M records/s ("
+            << three_digits(h["records"].get<double>() / 1e6) << " M records of " << h["ranks"] << " ranks in " << three_digits(h["run_s"].get<double>())
+            << " s; " << three_digits(h["replay_to_reader"].get<double>())
+            << "x the time-independent reader's rate on the same trace; " << percent_of_a_core(h["core_share"]) << ")\n";
+  const Json& f = r["recorded_16k"];
+  std::cout << "recorded NAS FT (MPI packed slabs, " << f["planes"] << " planes) on " << f["ranks"]
+            << " ranks, replayed: " << three_digits(f["wall_s"].get<double>()) << " s ("
+            << three_digits(f["cpu_s"].get<double>()) << " s CPU), peak " << three_digits(f["peak_resident_MB"].get<double>())
+            << " MB, " << three_digits(f["records"].get<double>() / 1e6) << " M records ("
+            << three_digits(f["records_per_s"].get<double>() / 1e6) << " M/s); simulated "
+            << three_digits(f["simulated_time_us"].get<double>()) << " us, the recorded run "
+            << three_digits(f["recorded_run_simulated_time_us"].get<double>()) << " us; "
+            << percent_of_a_core(f["core_share"]) << "\n";
+}
+
 void print_simgrid(const Json& cases) {
   for (const auto& c : cases) {
     std::cout << c["case"].get<std::string>() << ":\n";
@@ -410,7 +501,7 @@ void print_bench(const Json& r) {
 }
 
 struct BenchOptions {
-  bool quick = false, simgrid = false, nqueens = false, fft = false, markdown = false;
+  bool quick = false, simgrid = false, nqueens = false, fft = false, trace = false, markdown = false;
   std::string json_out;
   std::string command = "build/torsim bench";  // as the --markdown rows quote it
 };
@@ -421,6 +512,7 @@ BenchOptions bench_options(const Args& args) {
   o.simgrid = args.given("--simgrid");
   o.nqueens = args.given("--nqueens");
   o.fft = args.given("--fft");
+  o.trace = args.given("--trace");
   o.markdown = args.given("--markdown");
   o.json_out = args.value("--json");
   for (const auto& [name, _] : args.options())  // the options that choose what is measured, as given
@@ -441,7 +533,7 @@ void measure_default_figures(bool quick, Json& r) {
 int command_bench(const Args& args) {
   const BenchOptions o = bench_options(args);
   Json r{{"quick", o.quick}};
-  if (!o.simgrid && !o.nqueens && !o.fft) measure_default_figures(o.quick, r);
+  if (!o.simgrid && !o.nqueens && !o.fft && !o.trace) measure_default_figures(o.quick, r);
   if (o.nqueens) {
     r["nqueens"] = nqueens(o.quick);
     print_nqueens(r["nqueens"]);
@@ -449,6 +541,10 @@ int command_bench(const Args& args) {
   if (o.fft) {
     r["fft"] = fft(o.quick);
     print_fft(r["fft"]);
+  }
+  if (o.trace) {
+    r["trace"] = trace_figures(o.quick);
+    print_trace_figures(r["trace"]);
   }
   if (o.simgrid) {
     r["packet_vs_simgrid"] = simgrid_comparison(o.quick);
@@ -466,11 +562,12 @@ const CommandSpec& bench_command() {
       "bench", "", 0, 0, "speed benchmark",
       "Measures speed (the figures of docs/performance.md): kernel events/s, random 4 KiB messages/s on a\n"
       "16x16x16 torus on each network model, bytes per idle rank, memory latency; or, with --simgrid,\n"
-      "--nqueens or --fft, those figures instead.",
+      "--nqueens, --fft or --trace, those figures instead.",
       {{"--quick", "", "reduced sizes (seconds, for tests)"},
        {"--simgrid", "", "the same scenarios on the packet model and the SimGrid backend, side by side"},
        {"--nqueens", "", "N-Queens at 15,360 cores on both Charm++ layers"},
        {"--fft", "", "NAS FT class D at 16,384 cores in its three variants"},
+       {"--trace", "", "trace readers, replay speed, and a recorded trace of 16,384 ranks replayed"},
        {"--markdown", "", "also print the figures as rows of docs/performance.md's tables"},
        {"--json", "FILE", "also write the figures as JSON"}},
       command_bench};

@@ -59,9 +59,10 @@ struct FileSink : TiSink {
   fs::path dir;
 };
 
-// A halo-exchange-like trace: per step, isends and irecvs to 4 neighbours, a waitall, an
-// allreduce, a compute.
-std::string write_ti_trace(const fs::path& dir, std::int32_t ranks, std::int32_t steps) {
+}  // namespace
+
+// Per step, isends and irecvs to 4 neighbours, a waitall, an allreduce, a compute.
+std::string write_halo_trace(const fs::path& dir, std::int32_t ranks, std::int32_t steps) {
   FileSink sink(dir);
   TiWriter writer(sink, "bench.txt", ranks, TiWriter::Layout::per_rank, Where("the benchmark"));
   for (std::int32_t r = 0; r < ranks; ++r) {
@@ -87,6 +88,8 @@ std::string write_ti_trace(const fs::path& dir, std::int32_t ranks, std::int32_t
   writer.finish();
   return (dir / "bench.txt").string();
 }
+
+namespace {
 
 // The same exchange as an OTF2 archive (as Score-P would record it), written with the OTF2
 // library: regions MPI_Irecv, MPI_Isend, MPI_Waitall, MPI_Allreduce; a tick is a nanosecond.
@@ -171,7 +174,7 @@ Json trace_reader_speed(bool quick) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::int32_t ranks = quick ? 16 : 64, steps = quick ? 500 : 2000;
-  const std::string ti = write_ti_trace(dir / "ti", ranks, steps);
+  const std::string ti = write_halo_trace(dir / "ti", ranks, steps);
   figures.push_back(measure("ti", ti, Format::time_independent, seconds));
   figures.push_back(
       measure("dumpi", kTraces + "dumpi-amg27-hopper/dumpi-2014.03.03.14.55.00.meta", Format::dumpi, seconds));

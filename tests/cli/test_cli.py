@@ -245,6 +245,21 @@ class Bench(Scratch):
         self.assertEqual(len(rows), 3)
         self.assertTrue(all(row.endswith("| `build/torsim bench --fft --quick` |") for row in rows))
 
+    def test_quick_trace_bench(self):
+        path = os.path.join(self.dir, "trace.json")
+        run("bench", "--trace", "--quick", "--json", path, check=True)
+        with open(path) as f:
+            figures = json.load(f)["trace"]
+        self.assertEqual([r["format"] for r in figures["readers"]], ["ti", "dumpi", "otf2"])
+        replay = figures["replay"]
+        self.assertEqual((replay["ranks"], replay["records"]), (16, 16 * (2 + 500 * 11)))
+        self.assertAlmostEqual(replay["replay_to_reader"], replay["records_per_s"] / replay["reader_records_per_s"])
+        # The recorded FFT replays into the run it was recorded from.
+        recorded = figures["recorded_16k"]
+        self.assertEqual((recorded["ranks"], recorded["planes"]), (512, 128))
+        self.assertEqual(recorded["simulated_time_us"], recorded["recorded_run_simulated_time_us"])
+        self.assertGreater(recorded["peak_resident_MB"], 0)
+
     def test_bad_bench_argument(self):
         self.assertEqual(run("bench", "--fast").returncode, 2)
 
