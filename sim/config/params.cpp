@@ -183,6 +183,11 @@ std::int64_t ParamReader::quantity(const ParamSpec& s, const Json& v, const Wher
   if (v.is_string()) base = parse_quantity(v.get<std::string>(), q, s.unit);
   else if (v.is_number()) base = scale_to_base(v.get<double>(), q, s.unit);
   if (!base) w.fail("expected " + expectation(s) + ", got " + preview(v));
+  const bool whole = v.is_string() ? whole_in_base_units(v.get<std::string>(), q, s.unit)
+                                   : whole_in_base_units(v.get<double>(), q, s.unit);
+  if (!whole)
+    w.fail(std::string("expected a whole number of ") + (q == Quantity::size ? "bytes" : "picoseconds") +
+           " (torsim's smallest " + (q == Quantity::size ? "size" : "time") + "), got " + preview(v));
   check_range(s, static_cast<double>(*base), w);
   return *base;
 }

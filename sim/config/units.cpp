@@ -1,5 +1,6 @@
 #include "sim/config/units.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -135,6 +136,27 @@ std::optional<std::int64_t> scale_to_base(double value, Quantity q, std::string_
   const double scaled = value * static_cast<double>(*factor);
   if (scaled >= 9.2e18) return std::nullopt;
   return static_cast<std::int64_t>(std::llround(scaled));
+}
+
+bool whole_in_base_units(std::string_view text, Quantity q, std::string_view bare_unit) {
+  if (q == Quantity::rate) return true;
+  text = trim(text);
+  std::size_t pos = 0;
+  const auto number = parse_decimal(text, pos);
+  std::string_view unit = trim(text.substr(pos));
+  const auto factor = factor_of(q, unit.empty() ? bare_unit : unit);
+  if (!number || !factor || number->exponent >= 0 || number->mantissa == 0) return true;
+  if (number->exponent < -36) return false;
+  Int128 divisor = 1;
+  for (int e = number->exponent; e < 0; ++e) divisor *= 10;
+  return number->mantissa * *factor % divisor == 0;
+}
+
+bool whole_in_base_units(double value, Quantity q, std::string_view unit) {
+  const auto factor = factor_of(q, unit);
+  if (q == Quantity::rate || !factor || !std::isfinite(value)) return true;
+  const double scaled = value * static_cast<double>(*factor);
+  return std::fabs(scaled - std::round(scaled)) <= 1e-9 * std::max(1.0, std::fabs(scaled));
 }
 
 std::string accepted_units(Quantity q) {

@@ -20,6 +20,12 @@ std::optional<std::int64_t> parse_quantity(std::string_view text, Quantity q,
 /// Converts a number given in `unit` to base units, rounded to the nearest integer.
 std::optional<std::int64_t> scale_to_base(double value, Quantity q, std::string_view unit);
 
+/// Whether a quantity is a whole number of base units: sizes are counted in bytes and times in
+/// picoseconds, so "1.5B" and "0.4ps" are not (rates may have fractions of a byte per second).
+/// The text form is checked exactly, a number given in `unit` up to its double precision.
+bool whole_in_base_units(std::string_view text, Quantity q, std::string_view bare_unit);
+bool whole_in_base_units(double value, Quantity q, std::string_view unit);
+
 /// The units accepted for a quantity, for error messages and docs.
 std::string accepted_units(Quantity q);
 

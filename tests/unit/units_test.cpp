@@ -35,6 +35,22 @@ TEST_CASE("times parse to picoseconds with rounding", "[units]") {
   CHECK_FALSE(parse_quantity("1e30s", Quantity::time, "ns"));  // overflows int64 picoseconds
 }
 
+TEST_CASE("sizes are whole bytes and times whole picoseconds", "[units]") {
+  CHECK(whole_in_base_units("1.5KiB", Quantity::size, "B"));
+  CHECK(whole_in_base_units("1.27us", Quantity::time, "ns"));
+  CHECK(whole_in_base_units("0.001ns", Quantity::time, "ns"));
+  CHECK(whole_in_base_units("1e-3", Quantity::time, "ns"));
+  CHECK_FALSE(whole_in_base_units("0.4B", Quantity::size, "B"));
+  CHECK_FALSE(whole_in_base_units("1.5B", Quantity::size, "B"));
+  CHECK_FALSE(whole_in_base_units("0.4ps", Quantity::time, "ns"));
+  CHECK_FALSE(whole_in_base_units("1e-40s", Quantity::time, "ns"));
+  CHECK(whole_in_base_units("1.5B/s", Quantity::rate, "GB/s"));  // rates may have fractions
+  CHECK(whole_in_base_units(1.27, Quantity::time, "us"));
+  CHECK(whole_in_base_units(0.1, Quantity::time, "ns"));
+  CHECK_FALSE(whole_in_base_units(0.0004, Quantity::time, "ns"));
+  CHECK_FALSE(whole_in_base_units(2.5, Quantity::size, "B"));
+}
+
 TEST_CASE("numbers scale from the declared unit", "[units]") {
   CHECK(scale_to_base(1.27, Quantity::time, "us") == 1270000);
   CHECK(scale_to_base(0.1, Quantity::time, "ns") == 100);
