@@ -101,11 +101,23 @@ const std::string& ExpandedPreset::file_of(const std::string& pointer) const {
   return layers.front().first;
 }
 
+namespace {
+
+// The name names the default output directory (results/NAME): one path component.
+std::string checked_name(const std::string& name, const Where& where) {
+  if (name.find_first_of("/\\") != std::string::npos || name == "." || name == "..")
+    where.fail("expected a name without path separators (it names the output directory results/NAME), got \"" +
+                          name + "\"");
+  return name;
+}
+
+}  // namespace
+
 Scenario::Scenario(const std::string& path, const std::vector<std::string>& assignments)
     : file_(path), name_(fs::path(path).stem().string()), doc_(read_json_file(path)) {
   if (!doc_.is_object()) Where(file_).fail("a scenario is a JSON object, got " + preview(doc_));
   ParamReader top(doc_, Where(file_), kScenarioParams);  // rejects unknown keys early
-  if (!top.text("name").empty()) name_ = top.text("name");
+  if (const std::string name = checked_name(top.text("name"), Where(file_) / "name"); !name.empty()) name_ = name;
   top.text("description");  // a string, or an error
   expand_machine(Where(file_) / "machine");
   apply_assignments(assignments);
@@ -114,7 +126,7 @@ Scenario::Scenario(const std::string& path, const std::vector<std::string>& assi
 Scenario::Scenario(Json doc, std::string label) : file_(label), name_(label), doc_(std::move(doc)) {
   if (!doc_.is_object()) Where(file_).fail("a scenario is a JSON object");
   ParamReader top(doc_, Where(file_), kScenarioParams);
-  if (!top.text("name").empty()) name_ = top.text("name");
+  if (const std::string name = checked_name(top.text("name"), Where(file_) / "name"); !name.empty()) name_ = name;
   top.text("description");
   expand_machine(Where(file_) / "machine");
 }
@@ -157,6 +169,9 @@ void Scenario::apply_assignments(const std::vector<std::string>& assignments) {
       machine_assignments_.clear();
     } else if (path.rfind("machine.", 0) == 0) {
       machine_assignments_.push_back(a);
+    } else if (path == "name") {
+      const std::string name = ParamReader(doc_, where, kScenarioParams).text("name");
+      if (!checked_name(name, where).empty()) name_ = name;
     }
   }
 }

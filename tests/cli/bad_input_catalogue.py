@@ -129,6 +129,13 @@ CASES = {
     "description-not-text": case("a description that is not a string", path="/description",
                                  expect="expected a string, got {\"a\":[[1]]}",
                                  scenario=dict(PINGPONG, description={"a": [[1]]})),
+    "name-with-path-separator": case("a name with path separators (it was used as a path)", path="/name",
+                                     expect="expected a name without path separators (it names the output "
+                                     "directory results/NAME), got \"../../escape\"",
+                                     scenario=dict(PINGPONG, name="../../escape")),
+    "set-name-with-path-separator": case("a --set name with path separators", file="command line",
+                                         path="--set name=a/b", expect="expected a name without path separators",
+                                         args=["--set", "name=a/b"]),
     "not-an-object": case("a document that is not an object", expect="a scenario is a JSON object", scenario="[1, 2]"),
     "missing-workload": case("a scenario without a workload", expect="missing required key 'workload'",
                              scenario='{"machine": "hopper"}'),

@@ -90,6 +90,10 @@ class Runs(Scratch):
         self.assertEqual(sorted(os.listdir(out)), [".torsim-files", "notes.txt", "results.json"])
         self.assertEqual(read(os.path.join(out, ".torsim-files")), "results.json\n")
 
+    def test_set_name_names_the_default_output_directory(self):
+        run("run", self.write("s.json", PINGPONG), "--quiet", "--set", "name=renamed", check=True, cwd=self.dir)
+        self.assertEqual(os.listdir(os.path.join(self.dir, "results")), ["renamed"])
+
     def test_sweep_and_set(self):
         scenario = dict(PINGPONG, sweep={"machine.node.nic_latency": ["500ns", "1us"]})
         out = os.path.join(self.dir, "out")
