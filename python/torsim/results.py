@@ -20,12 +20,29 @@ def _cell(value):
 
 
 class Results:
-    """A run's outputs. `doc` is results.json as a dict; the properties are DataFrames."""
+    """A run's outputs. `doc` is results.json as a dict; the properties are DataFrames.
+    `directory` is None when the outputs were read into memory and their directory removed
+    (torsim.run() without `out`)."""
 
     def __init__(self, directory):
         self.directory = os.fspath(directory)
+        self._tables = {}  # CSV name -> DataFrame, once read into memory
         with open(os.path.join(self.directory, "results.json")) as f:
             self.doc = json.load(f)
+
+    def _read_into_memory(self):
+        """Reads every CSV of the directory, which can then be removed."""
+        for name in os.listdir(self.directory):
+            if name.endswith(".csv"):
+                self._tables[name[:-4]] = self._read_csv(name[:-4])
+        self.directory = None
+
+    def _read_csv(self, name):
+        """The CSV `name` as a DataFrame, or None when the run wrote none."""
+        if self.directory is None:
+            return self._tables[name].copy() if name in self._tables else None
+        path = os.path.join(self.directory, f"{name}.csv")
+        return pd.read_csv(path, float_precision="round_trip") if os.path.exists(path) else None
 
     @property
     def points(self):
@@ -53,10 +70,8 @@ class Results:
     def series(self, name):
         """The series `name` of every point: its CSV when the run wrote one, else results.json.
         The sweep values come first; a list or object value is its compact JSON text, as in the CSV."""
-        path = os.path.join(self.directory, f"{name}.csv")
-        if os.path.exists(path):
-            return pd.read_csv(path, float_precision="round_trip")
-        return self._series_from_json(name)
+        table = self._read_csv(name)
+        return table if table is not None else self._series_from_json(name)
 
     def _series_from_json(self, name):
         frames = []
@@ -68,13 +83,16 @@ class Results:
                     frame.insert(0, key, [_cell(value)] * len(frame))
                 frames.append(frame)
         if not frames:
-            raise KeyError(f"no series '{name}' in {self.directory} (series: {', '.join(self.series_names())})")
+            raise KeyError(f"no series '{name}' in {self.directory or 'the results'} (series: {', '.join(self.series_names())})")
         return pd.concat(frames, ignore_index=True)
 
     @property
     def links(self):
         """links.csv (output.link_stats): every link's busy time in each point."""
-        return pd.read_csv(os.path.join(self.directory, "links.csv"))
+        table = self._read_csv("links")
+        if table is None:
+            raise KeyError("no links.csv: the run did not write link statistics (output.link_stats)")
+        return table
 
 
 def load(directory):

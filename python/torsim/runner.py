@@ -34,10 +34,19 @@ def binary():
 def run(scenario, out=None, sets=None, jobs=1, trace=None, extra=()):
     """Runs a scenario file and returns its Results.
 
-    out: the output directory (default: a new temporary directory); sets: {"workload.sizes":
-    "[8,64]", ...} as --set path=value; jobs: sweep points run at once; trace: a trace file to
-    write; extra: more command-line arguments. Raises TorsimError on failure."""
-    out = out or tempfile.mkdtemp(prefix="torsim-")
+    out: the output directory (default: a temporary directory, read into memory and removed);
+    sets: {"workload.sizes": "[8,64]", ...} as --set path=value; jobs: sweep points run at once;
+    trace: a trace file to write; extra: more command-line arguments. Raises TorsimError on
+    failure."""
+    if out:
+        return _run(scenario, out, sets, jobs, trace, extra)
+    with tempfile.TemporaryDirectory(prefix="torsim-") as scratch:
+        results = _run(scenario, os.path.join(scratch, "out"), sets, jobs, trace, extra)
+        results._read_into_memory()
+        return results
+
+
+def _run(scenario, out, sets, jobs, trace, extra):
     command = [binary(), "run", os.fspath(scenario), "--out", os.fspath(out), "--quiet", "--jobs", str(jobs)]
     for path, value in (sets or {}).items():
         command += ["--set", f"{path}={value}"]

@@ -58,6 +58,22 @@ class Package(Scratch):
         without_csv = torsim.run(self.write("t.json", dict(scenario, output={"csv": False})), out=self.path("json"))
         self.assertEqual(without_csv.series("latency").values.tolist(), latency.values.tolist())
 
+    def test_run_without_out_leaves_no_directory_behind(self):
+        # The temporary output directory is read into memory and removed, on success and on error.
+        import tempfile
+        before, tempfile.tempdir = tempfile.tempdir, self.path("tmp")
+        os.mkdir(tempfile.tempdir)
+        try:
+            results = torsim.run(self.write("s.json", SWEEP))
+            with self.assertRaises(torsim.TorsimError):
+                torsim.run(self.write("bad.json", dict(SWEEP, workload={"name": "pingpang"})))
+        finally:
+            tempfile.tempdir = before
+        self.assertEqual(os.listdir(self.path("tmp")), [])
+        self.assertIsNone(results.directory)
+        self.assertEqual(len(results.series("latency")), 4)
+        self.assertEqual(set(results.links["point"]), {0, 1})
+
     def test_bad_input_raises_with_the_exit_code(self):
         with self.assertRaises(torsim.TorsimError) as caught:
             torsim.run(self.write("s.json", dict(SWEEP, workload={"name": "pingpang"})), out=self.path("o"))
