@@ -88,6 +88,14 @@ std::string staging_name(const fs::path& dir) {
   return (parent / ("." + normal.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
 }
 
+// The staging directory inside an existing output directory, whose parent may not be writable
+// (--out /scratch/$USER).
+std::string inner_staging_name(const fs::path& dir) {
+  fs::path normal = dir.lexically_normal();
+  if (normal.filename().empty()) normal = normal.parent_path();
+  return (normal / ("." + normal.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
+}
+
 // Staging directories beside `staging` (same name, another PID) of processes that no longer
 // exist: what a run killed outright (SIGKILL) left. Removed when the next run stages.
 void remove_abandoned_staging(const fs::path& staging) {
@@ -111,11 +119,12 @@ OutputDir::OutputDir(std::string dir, Where where)
 OutputDir::~OutputDir() { discard(); }
 
 // Creates the missing parents (remembering them, to remove them again on failure) and the
-// staging directory.
+// staging directory: beside the output directory, or inside it when it exists.
 void OutputDir::stage() {
   if (!guards_.empty()) return;
   std::error_code ec;
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec)) where_.fail("cannot write into " + dir_ + ": it is a file");
+  if (fs::is_directory(dir_, ec)) staging_ = inner_staging_name(dir_);
   std::vector<fs::path> missing;
   for (fs::path p = fs::path(staging_).parent_path(); !p.empty(); p = p.parent_path()) {
     if (fs::exists(p, ec)) {

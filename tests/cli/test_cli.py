@@ -6,6 +6,7 @@ Usage: test_cli.py TORSIM_BINARY  (run by CTest; plain unittest, no extra packag
 import json
 import os
 import re
+import time
 import unittest
 
 from harness import ROOT, SANITIZED, Scratch, read, run
@@ -89,6 +90,38 @@ class Runs(Scratch):
         run("run", self.write("t.json", dict(PINGPONG, output={"csv": False})), "--out", out, "--quiet", check=True)
         self.assertEqual(sorted(os.listdir(out)), [".torsim-files", "notes.txt", "results.json"])
         self.assertEqual(read(os.path.join(out, ".torsim-files")), "results.json\n")
+
+    def test_an_existing_output_directory_is_written_from_inside(self):
+        # --out /scratch/$USER: the parent may not be writable, so the files are staged inside.
+        # The staging directory is seen while the second, long point runs.
+        import signal
+        import subprocess
+        out = self.path("out")
+        os.mkdir(out)
+        scenario = dict(PINGPONG, workload=dict(PINGPONG["workload"], sizes=[8]),
+                        sweep={"workload.iterations": [1, 10000000]})
+        proc = subprocess.Popen([os.environ["TORSIM"], "run", self.write("s.json", scenario), "--out", out, "--quiet"],
+                                stderr=subprocess.DEVNULL)
+        staging = os.path.join(out, f".out.partial-{proc.pid}")
+        deadline = time.time() + 60
+        while not os.path.isdir(staging) and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(os.path.isdir(staging), "staged inside the existing directory")
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+        self.assertEqual(os.listdir(out), [])
+        self.assertEqual([f for f in os.listdir(self.dir) if f.startswith(".out")], [])
+
+    @unittest.skipIf(os.geteuid() == 0, "root writes into any directory")
+    def test_a_writable_output_directory_in_a_locked_parent(self):
+        locked = self.path("locked")
+        os.makedirs(os.path.join(locked, "out"))
+        os.chmod(locked, 0o555)
+        try:
+            run("run", self.write("s.json", PINGPONG), "--out", os.path.join(locked, "out"), "--quiet", check=True)
+            self.assertIn("results.json", os.listdir(os.path.join(locked, "out")))
+        finally:
+            os.chmod(locked, 0o755)
 
     def test_set_name_names_the_default_output_directory(self):
         run("run", self.write("s.json", PINGPONG), "--quiet", "--set", "name=renamed", check=True, cwd=self.dir)
