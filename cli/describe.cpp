@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cli/provenance.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 
@@ -14,6 +15,16 @@ Machine parse_checked(const Json& spec, const Where& where) {
   Machine machine = parse_machine(spec, where);
   rt::check_machine_calibration(machine);
   return machine;
+}
+
+// The machine object of a scenario file, a machine file or a preset name, expanded.
+Json machine_json_for_describe(const std::string& what) {
+  if (what.size() > 5 && what.ends_with(".json")) {
+    const Json doc = read_json_file(what);
+    if (doc.is_object() && doc.contains("workload")) return Scenario(what, {}).doc().at("machine");
+    return doc;
+  }
+  return load_preset(what, Where("command line", "describe " + what)).machine;
 }
 
 // A scenario file, a machine file, or a preset name.
@@ -97,8 +108,17 @@ void print_describe(const Json& summary, const Json& route) {
               << hop["bandwidth"].get<std::string>() << ", " << hop["latency"].get<std::string>() << "\n";
 }
 
+// Every parameter with its value, citation and source class.
+int describe_provenance(const Args& args, const Machine& m) {
+  const auto rows = machine_provenance(machine_json_for_describe(args.operands().front()));
+  if (args.given("--json")) std::cout << provenance_json(rows).dump(2) << "\n";
+  else std::cout << m.name << ": every parameter, its value and source class\n" << provenance_text(rows);
+  return 0;
+}
+
 int command_describe(const Args& args) {
   const Machine m = load_machine_for_describe(args.operands().front());
+  if (args.given("--provenance")) return describe_provenance(args, m);
   const Json summary = machine_summary(m);
   Json route;
   if (const auto ends = args.values("--route"); !ends.empty())
@@ -124,7 +144,11 @@ const CommandSpec& describe_command() {
       "describe a machine",
       "Prints the machine of a scenario file, a machine file or a preset: nodes, cores, routers, links,\n"
       "diameter, average hops, bisection bandwidth, and on request the route between two nodes.",
-      {{"--json", "", "print it as JSON"}, {"--route", "SRC DST", "the route from node SRC to node DST, link by link"}},
+      {{"--json", "", "print it as JSON"},
+       {"--route", "SRC DST", "the route from node SRC to node DST, link by link"},
+       {"--provenance", "",
+        "every parameter instead, given or defaulted, with its citation and source class: cited, read in code, "
+        "assumption, calibrated on K<n>"}},
       command_describe};
   return spec;
 }

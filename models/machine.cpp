@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/config/provenance.hpp"
+
 namespace torsim {
 
 namespace {
@@ -178,6 +180,26 @@ Time Machine::compute_cost(const std::string& key, const Where& needed_by) const
   return ParamReader(compute, where / "compute", kComputeParams).time(key);
 }
 
+std::string machine_citation(const Json& machine, const std::string& path) {
+  const Json sources = machine.value("sources", Json::object());
+  if (sources.contains(path) && sources[path].is_string()) return sources[path].get<std::string>();
+  std::string general;
+  for (std::size_t start = 0; start <= path.size();) {
+    const auto dot = std::min(path.find('.', start), path.size());
+    const std::string key = path.substr(start, dot - start);
+    if (key.empty() || !std::all_of(key.begin(), key.end(), [](unsigned char c) { return std::isdigit(c); }))
+      general += (general.empty() ? "" : ".") + key;
+    start = dot + 1;
+  }
+  // Else the nearest enclosing entry ("node.modes" cites "node.modes.SMP").
+  for (std::string at = general;;) {
+    if (sources.contains(at) && sources[at].is_string()) return sources[at].get<std::string>();
+    const auto dot = at.rfind('.');
+    if (dot == std::string::npos) return "";
+    at.erase(dot);
+  }
+}
+
 Machine parse_machine(const Json& spec, const Where& where) {
   ParamReader r(spec, where, kMachineParams);
   Machine m;
@@ -191,7 +213,10 @@ Machine parse_machine(const Json& spec, const Where& where) {
   m.nic = r.nested("nic");
   m.gpu = r.nested("gpu");
   m.compute = r.nested("compute");
-  ParamReader(m.compute, r.where("compute"), kComputeParams).check_given();
+  {
+    const ReadLog::Pause checked_not_used;  // a run reads only the costs its workload needs (compute_cost)
+    ParamReader(m.compute, r.where("compute"), kComputeParams).check_given();
+  }
   m.runtimes = r.nested("runtimes");
   m.sources = r.nested("sources");
   check_sources(m.sources, r.where("sources"));

@@ -74,6 +74,11 @@ struct Machine {
 };
 
 /// Parses a machine object (already expanded from its preset).
+/// The citation a machine's "sources" object gives the parameter at dotted `path`: its own
+/// entry, else the entry without list indices ("topology.dims.0.link_latency" is cited as
+/// "topology.dims.link_latency"); "" when there is none.
+std::string machine_citation(const Json& machine, const std::string& path);
+
 Machine parse_machine(const Json& spec, const Where& where);
 
 extern const ParamTable kMachineParams;

@@ -17,6 +17,7 @@
 #include "models/runtime/via/mvich.hpp"
 #include "models/runtime/via/vipl.hpp"
 #include "sim/config/json_merge.hpp"
+#include "sim/config/provenance.hpp"
 #include "sim/config/registry.hpp"
 
 namespace torsim::rt {
@@ -118,6 +119,7 @@ std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Whe
 }
 
 void check_machine_calibration(const Machine& machine) {
+  const ReadLog::Pause checked_not_used;  // the layer, NIC and GPU a run takes note their reads when built
   nic::check_nic(machine);
   if (!machine.gpu.empty()) gpu::gpu_of(machine, machine.where / "gpu");
   for (const auto& [name, section] : machine.runtimes.items()) {

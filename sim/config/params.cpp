@@ -1,5 +1,7 @@
 #include "sim/config/params.hpp"
 
+#include "sim/config/provenance.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -153,7 +155,11 @@ const ParamSpec& ParamReader::spec(std::string_view name, std::initializer_list<
 }
 
 const Json& ParamReader::value_or_default(const ParamSpec& s, Json& storage) const {
-  if (auto it = object_.find(s.name); it != object_.end()) return *it;
+  const auto it = object_.find(s.name);
+  if (ReadLog::active())
+    ReadLog::note((where_ / s.name).pointer(),
+                  {it != object_.end(), std::string(s.source), std::string(s.default_value)});
+  if (it != object_.end()) return *it;
   if (s.default_value == kRequired)
     where_.fail("missing required key '" + std::string(s.name) + "' (" + std::string(s.meaning) + ")");
   if (s.default_value == kUnset)

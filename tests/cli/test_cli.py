@@ -190,6 +190,22 @@ class Describe(unittest.TestCase):
         self.assertIn("bisection_bandwidth_GBps", run("describe", "intrepid-512", check=True).stdout)
         self.assertEqual(run("describe", "hopper", "--route", "0", "99999").returncode, 2)
 
+    def test_describe_provenance_gives_every_parameter_its_source_class(self):
+        rows = {r["parameter"]: r for r in json.loads(run("describe", "hopper", "--provenance", "--json", check=True).stdout)}
+        self.assertEqual(rows["nic.bte_setup"]["class"], "assumption")
+        self.assertEqual(rows["nic.bte_bandwidth"]["class"], "cited")
+        self.assertEqual(rows["runtimes.ugni.fma_bte_threshold"]["class"], "read in code")
+        self.assertEqual(rows["runtimes.mpi.send_cpu"]["class"], "calibrated on K2")
+        self.assertEqual(rows["runtimes.mpi.rdma_chunk"]["class"], "calibrated on K3")
+        self.assertEqual(rows["topology.dims.0.size"]["class"], "cited")  # cited once for every dimension
+        self.assertTrue(rows["nic.bte_setup"]["given"])
+        self.assertFalse(rows["node.full_speed_threads"]["given"])  # the table's default
+        self.assertIn("[E] BTE descriptor set-up", rows["nic.bte_setup"]["citation"])
+        text = run("describe", "bgq-midplane", "--provenance", check=True).stdout
+        self.assertRegex(run("describe", "clan-16", "--provenance", check=True).stdout, r"node\.nic_latency .* calibrated on KV1")
+        self.assertRegex(text, r"runtimes\.pami\.rget_cpu +300ns +assumption")
+        self.assertRegex(text, r"\n  \d+ assumption\n")
+
 
 class Reference(unittest.TestCase):
     def test_reference_in_docs_is_current(self):
