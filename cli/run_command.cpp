@@ -25,17 +25,6 @@ struct RunArgs {
   std::string record_mpi;
 };
 
-std::size_t parse_jobs(const std::string& text) {
-  std::size_t used = 0;
-  unsigned long jobs = 0;
-  try {
-    jobs = std::stoul(text, &used);
-  } catch (const std::exception&) {
-  }
-  if (used != text.size() || jobs < 1 || jobs > 4096 || text[0] == '-')
-    Where("command line", "--jobs " + text).fail("expected a number of sweep points to run at once, 1 to 4096");
-  return jobs;
-}
 
 RunArgs run_args(const Args& args) {
   RunArgs o;
@@ -182,6 +171,18 @@ int command_run(const Args& args) {
 }
 
 }  // namespace
+
+std::size_t parse_jobs(const std::string& text) {
+  std::size_t used = 0;
+  unsigned long jobs = 0;
+  try {
+    jobs = std::stoul(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != text.size() || jobs < 1 || jobs > 4096 || text[0] == '-')
+    Where("command line", "--jobs " + text).fail("expected a number of sweep points to run at once, 1 to 4096");
+  return jobs;
+}
 
 const CommandSpec& run_command() {
   static const CommandSpec spec{

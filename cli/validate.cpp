@@ -5,8 +5,10 @@
 #include <set>
 #include <sstream>
 
+#include "cli/run_command.hpp"
 #include "run/output_files.hpp"
 #include "validation/report.hpp"
+#include "validation/robustness.hpp"
 #include "validation/status.hpp"
 
 namespace torsim {
@@ -18,8 +20,9 @@ namespace {
 struct Options {
   std::set<std::string> only;
   std::string report, registry, check_status, record_status;
-  bool quick = false, plots = true, sensitivity = false;
+  bool quick = false, plots = true, sensitivity = false, no_sensitivity = false;
   std::vector<std::string> what_if;  // --set
+  std::size_t jobs = 1;
 };
 
 // "C1,K2": each id non-empty (an empty list would silently mean every claim).
@@ -38,9 +41,13 @@ std::set<std::string> claim_ids(const std::string& text) {
 // The committed report (docs/validation/) is what a full run of the project's registry gives;
 // any other run writes to results/validation/ unless --report says where.
 std::string default_report(const Options& o, const std::string& project_registry) {
-  const bool full = o.only.empty() && !o.quick && o.what_if.empty() && o.registry == project_registry;
+  const bool full =
+      o.only.empty() && !o.quick && o.what_if.empty() && !o.no_sensitivity && o.registry == project_registry;
   return full ? data_root() + "/docs/validation" : "results/validation";
 }
+
+// Full scale: always (the statuses recorded carry it); reduced scale: with --sensitivity.
+bool robustness_wanted(const Options& o) { return o.sensitivity || (!o.quick && !o.no_sensitivity); }
 
 void refuse_recording_a_what_if(const Options& o) {
   if (o.what_if.empty()) return;
@@ -57,6 +64,8 @@ Options parse(const Args& args) {
   o.quick = args.given("--quick");
   o.plots = !args.given("--no-plots");
   o.sensitivity = args.given("--sensitivity");
+  o.no_sensitivity = args.given("--no-sensitivity");
+  if (args.given("--jobs")) o.jobs = parse_jobs(args.value("--jobs"));
   if (args.given("--only")) o.only = claim_ids(args.value("--only"));
   o.what_if = args.values("--set");
   o.report = args.value("--report");
@@ -64,6 +73,11 @@ Options parse(const Args& args) {
   o.record_status = args.value("--record-status");
   if (o.report.empty()) o.report = default_report(o, project_registry);
   refuse_recording_a_what_if(o);
+  if (o.sensitivity && o.no_sensitivity) throw UsageError("validate: --sensitivity and --no-sensitivity together");
+  if (!o.record_status.empty() && !robustness_wanted(o) && !o.quick)
+    throw UsageError(
+        "validate: --record-status with --no-sensitivity: a full-scale status is recorded with its "
+        "robustness");
   return o;
 }
 
@@ -104,13 +118,12 @@ int command_validate(const Args& args) {
   const auto claims = load_claims(o.registry);
   OutputDir out(o.report, Where("command line", "--report " + o.report));
   out.check_writable();
-  PointCache cache;
+  PointCache cache(o.jobs);
   std::vector<ClaimResult> results;
   for (const auto* claim : select(claims, o.only)) {
     const Where where = Where(o.registry) / "claims" / static_cast<std::size_t>(claim - claims.data());
     results.push_back(run_claim(*claim, where, cache, settings(o)));
-    if (o.sensitivity || (claim->sensitivity.always && !o.quick))
-      add_sensitivity(results.back(), where, cache, settings(o));
+    if (robustness_wanted(o)) add_robustness(results.back(), where, cache, settings(o));
   }
   print_table(results);
   print_sensitivity(results);
@@ -125,18 +138,23 @@ int command_validate(const Args& args) {
 const CommandSpec& validate_command() {
   static const CommandSpec spec{
       "validate", "", 0, 0, "compare with the papers' claims",
-      "Runs the scenarios of the registered claims, prints claim | paper | simulated | tolerance | status and\n"
-      "writes the report: a full run into docs/validation/; with --only, --quick or --set into\n"
-      "results/validation/ unless --report says where.",
+      "Runs the scenarios of the registered claims, prints claim | paper | simulated | tolerance | robust | status\n"
+      "and writes the report: a full run into docs/validation/; with --only, --quick or --set into\n"
+      "results/validation/ unless --report says where. A full-scale run computes each claim's robustness:\n"
+      "every parameter its runs read whose source is an assumption, and each its registry entry lists, at 0.5x\n"
+      "and 2x, and its status on each network model the machine supports.",
       {{"--only", "C1,K2", "only these claims"},
        {"--quick", "", "the claims' reduced-scale variants (as CI runs them)"},
        {"--report", "DIR", "the report's directory"},
        {"--no-plots", "", "no plots in the report"},
-       {"--sensitivity", "", "each claim's listed parameters at 0.5x and 2x (claims marked 'always': every full run)"},
+       {"--sensitivity", "", "the robustness at reduced scale too (--quick)"},
+       {"--no-sensitivity", "", "no robustness at full scale (a partial look; never recorded)"},
        {"--set", "path=value", "a what-if on every claim's runs, reported as such and never recorded as a status",
         true},
-       {"--check-status", "FILE", "exit 3 if a claim recorded as reproduced in FILE no longer is"},
-       {"--record-status", "FILE", "record each claim's status in FILE (validation/status.json)"},
+       {"--jobs", "N", "runs at once, each in a process of its own (1 to 4096; the same results)", false, "-j"},
+       {"--check-status", "FILE",
+        "exit 3 if a claim recorded in FILE as reproduced no longer is, or one recorded as robust is now fragile"},
+       {"--record-status", "FILE", "record each claim's status and robustness in FILE (validation/status.json)"},
        {"--registry", "FILE", "a claims registry other than validation/claims.json"}},
       command_validate};
   return spec;

@@ -20,6 +20,9 @@ constexpr ParamSpec kClaimSpecs[] = {
     {"quick", ParamKind::text_list, "[]", "", "", "", "--set overrides for the reduced-scale run (--quick)", "-"},
     {"quick_note", ParamKind::text, "", "", "", "", "what the reduced scale changes", "-"},
     {"not_modelled", ParamKind::text, "", "", "", "", "why the claim is not yet modelled (empty when it is)", "-"},
+    {"by_construction", ParamKind::text, "", "", "", "",
+     "when the claimed sign follows from how the layers are composed: how (the report says 'holds by construction')",
+     "-"},
     {"plot", ParamKind::object, "{}", "", "", "", "axis labels and scales for the report", "-"},
     {"breakdown", ParamKind::object, "{}", "", "", "", "where the time goes, shown in the report", "-"},
     {"sensitivity", ParamKind::object, "{}", "", "", "",
@@ -32,11 +35,10 @@ constexpr ParamSpec kBreakdownSpecs[] = {
 };
 constexpr ParamSpec kSensitivitySpecs[] = {
     {"parameters", ParamKind::text_list, "[]", "", "", "",
-     "paths inside the machine (\"nic.smsg_send_cpu\"), each a number or a quantity (\"100ns\", \"8KiB\")", "-"},
+     "parameters varied besides the assumptions the runs read: paths inside the machine (\"nic.smsg_send_cpu\") or "
+     "the scenario (\"workload.window\"), each a number or a quantity (\"100ns\", \"8KiB\")", "-"},
     {"set", ParamKind::text_list, "[]", "", "", "", "--set overrides for the sensitivity runs", "-"},
     {"note", ParamKind::text, "", "", "", "", "what the report says about the runs (what 'set' changes, which points run)", "-"},
-    {"always", ParamKind::boolean, "false", "", "", "",
-     "computed by every full-scale validate, not only with --sensitivity", "-"},
 };
 constexpr ParamSpec kPaperSpecs[] = {
     {"title", ParamKind::text, kRequired, "", "", "", "title", "-"},
@@ -66,6 +68,12 @@ constexpr ParamSpec kCheckSpecs[] = {
     {"below", ParamKind::boolean, "true", "", "", "", "trend holds below the crossover (false: above)", "-"},
     {"lower_is_better", ParamKind::boolean, "true", "", "", "", "lower y wins (latency, time)", "-"},
     {"why", ParamKind::text, kRequired, "", "", "", "why this rule fits the claim", "-"},
+    {"alternative", ParamKind::object, "{}", "", "", "",
+     "another measure of the same runs, checked the same way and reported beside the check, never deciding it", "-"},
+};
+constexpr ParamSpec kAlternativeSpecs[] = {
+    {"y", ParamKind::text, kRequired, "", "", "", "the series column of the other measure (series curves only)", "-"},
+    {"name", ParamKind::text, kRequired, "", "", "", "what it measures, for the report", "-"},
 };
 constexpr ParamSpec kCurveSpecs[] = {
     {"scenario", ParamKind::text, kRequired, "", "", "", "scenario file, relative to the repository root (or absolute)", "-"},
@@ -83,6 +91,8 @@ const ParamTable kPaperParams{"validation claim.paper", "The seed paper.", kPape
 const ParamTable kCheckParams{"validation claim.checks[i]", "One check of a claim.", kCheckSpecs};
 const ParamTable kCurveParams{"validation claim.curves.<name>", "Where a curve comes from.", kCurveSpecs};
 const ParamTable kBreakdownParams{"validation claim.breakdown", "Where the claim's time goes.", kBreakdownSpecs};
+const ParamTable kAlternativeParams{"validation claim.checks[i].alternative",
+                                    "Another measure of the check's runs.", kAlternativeSpecs};
 const ParamTable kSensitivityParams{"validation claim.sensitivity", "Parameters the claim depends on.",
                                     kSensitivitySpecs};
 
@@ -119,6 +129,12 @@ CheckSpec parse_check(const ParamReader& r) {
   c.below = r.boolean("below");
   c.lower_is_better = r.boolean("lower_is_better");
   c.why = r.text("why");
+  const ParamReader alternative(r.nested("alternative"), r.where("alternative"), kAlternativeParams);
+  if (!r.nested("alternative").empty()) {
+    c.alternative_y = alternative.text("y");
+    c.alternative_name = alternative.text("name");
+    if (c.rule != Rule::trend) r.where("alternative").fail("an alternative measure is for trend checks");
+  }
   if ((c.rule == Rule::gain_at || c.rule == Rule::absolute) && !c.at)
     r.where().fail("rules gain_at and absolute need 'at', the x of the point checked");
   return c;
@@ -129,6 +145,22 @@ CurveSpec parse_curve(const ParamReader& r) {
   if (c.series.empty() == c.metric.empty()) r.where().fail("a curve takes either 'series' (with 'y') or 'metric'");
   if (!c.series.empty() && c.y.empty()) r.where().fail("a series curve needs 'y', the column plotted");
   return c;
+}
+
+// Each check's alternative measure reads the same points as its curves, another column.
+void add_alternative_curves(ClaimSpec& c, const Where& where) {
+  for (std::size_t i = 0; i < c.checks.size(); ++i) {
+    const CheckSpec& check = c.checks[i];
+    if (check.alternative_y.empty()) continue;
+    for (const auto* name : {&check.baseline, &check.improved}) {
+      const auto it = c.curves.find(*name);
+      if (it == c.curves.end()) continue;  // reported below as a missing curve
+      if (it->second.series.empty()) (where / i / "alternative").fail("an alternative measure needs series curves");
+      CurveSpec other = it->second;
+      other.y = check.alternative_y;
+      c.curves[alternative_curve(*name)] = other;
+    }
+  }
 }
 
 ClaimSpec parse_claim(const ParamReader& r) {
@@ -145,16 +177,17 @@ ClaimSpec parse_claim(const ParamReader& r) {
     c.checks.push_back(parse_check(ParamReader(checks[i], r.where("checks") / i, kCheckParams)));
   for (const auto& [name, spec] : r.nested("curves").items())
     c.curves[name] = parse_curve(ParamReader(spec, r.where("curves") / name, kCurveParams));
+  add_alternative_curves(c, r.where("checks"));
   c.quick = r.texts("quick");
   c.quick_note = r.text("quick_note");
   c.not_modelled = r.text("not_modelled");
+  c.by_construction = r.text("by_construction");
   c.plot = r.nested("plot");
   const ParamReader breakdown(r.nested("breakdown"), r.where("breakdown"), kBreakdownParams);
   c.breakdown.series = breakdown.text("series");
   for (const auto x : breakdown.integers("at")) c.breakdown.at.push_back(static_cast<double>(x));
   const ParamReader sensitivity(r.nested("sensitivity"), r.where("sensitivity"), kSensitivityParams);
-  c.sensitivity = {sensitivity.texts("parameters"), sensitivity.texts("set"), sensitivity.text("note"),
-                   sensitivity.boolean("always")};
+  c.sensitivity = {sensitivity.texts("parameters"), sensitivity.texts("set"), sensitivity.text("note")};
   if (c.not_modelled.empty())
     for (std::size_t i = 0; i < c.checks.size(); ++i)
       for (const auto* name : {&c.checks[i].baseline, &c.checks[i].improved})
@@ -164,6 +197,10 @@ ClaimSpec parse_claim(const ParamReader& r) {
 }
 
 }  // namespace
+
+std::string alternative_curve(const std::string& curve) { return curve + " (alternative measure)"; }
+
+bool is_alternative_curve(const std::string& name) { return name.ends_with(" (alternative measure)"); }
 
 std::vector<ClaimSpec> load_claims(const std::string& path) {
   const Json doc = read_json_file(path);

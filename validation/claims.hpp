@@ -38,6 +38,10 @@ struct CheckSpec {
   std::optional<double> crossover;     // trend
   bool below = true, lower_is_better = true;
   std::string why;                     // why this rule and tolerance fit the claim
+  /// Another measure of the same runs (another y column of the curves' series), checked the
+  /// same way and reported as a note, never deciding: e.g. the mean of per-pair rates beside
+  /// the node's aggregate.
+  std::string alternative_y, alternative_name;
 };
 
 /// Where a claim's time goes: for metric curves, every run's core time by use (results'
@@ -49,14 +53,13 @@ struct BreakdownSpec {
   std::vector<double> at;  // x values shown (empty: each check's deciding x)
 };
 
-/// The machine parameters a claim depends on: `torsim validate --sensitivity` (or every
-/// full-scale run, when `always`) re-evaluates the claim with each at 0.5x and 2x (paths inside
-/// the machine, e.g. "nic.smsg_send_cpu").
+/// Parameters a claim's robustness varies besides the assumptions its runs read
+/// (validation/robustness.hpp): paths inside the machine ("nic.smsg_send_cpu") or the scenario
+/// ("workload.window"), each at 0.5x and 2x.
 struct SensitivitySpec {
   std::vector<std::string> parameters;
-  std::vector<std::string> set;  // --set overrides for the sensitivity runs (e.g. a reduced scale)
-  std::string note;              // what `set` changes, for the report
-  bool always = false;           // computed by every full-scale run, --sensitivity or not
+  std::vector<std::string> set;  // --set overrides for the sensitivity runs
+  std::string note;              // what the report says about the runs
 };
 
 struct ClaimSpec {
@@ -69,6 +72,7 @@ struct ClaimSpec {
   std::vector<std::string> quick;  // --set overrides for the reduced-scale variant
   std::string quick_note;          // what --quick changes, for the report
   std::string not_modelled;        // non-empty: the claim is not yet modelled, and why
+  std::string by_construction;     // non-empty: the claimed sign follows from how the layers are composed, and how
   Json plot = Json::object();      // x_label, y_label, log_x, log_y
   BreakdownSpec breakdown;
   SensitivitySpec sensitivity;
@@ -82,5 +86,10 @@ extern const ParamTable kCheckParams;
 extern const ParamTable kCurveParams;
 extern const ParamTable kBreakdownParams;
 extern const ParamTable kSensitivityParams;
+extern const ParamTable kAlternativeParams;
+
+/// The name of the curve that carries `curve`'s alternative measure.
+std::string alternative_curve(const std::string& curve);
+bool is_alternative_curve(const std::string& name);
 
 }  // namespace torsim::validation

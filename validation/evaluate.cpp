@@ -18,7 +18,7 @@ ClaimResult evaluate(const ClaimSpec& claim, std::map<std::string, Curve> curves
   }
   for (const auto& check : claim.checks) {
     const Curve& improved = r.curves.at(check.improved);
-    CheckResult c{&check, {}, {}};
+    CheckResult c{&check, {}, {}, std::nullopt};
     switch (check.rule) {
       case Rule::gain_up_to:
         c.verdict = check_gain_up_to(r.curves.at(check.baseline), improved, check.gain, check.expected);
@@ -34,6 +34,10 @@ ClaimResult evaluate(const ClaimSpec& claim, std::map<std::string, Curve> curves
             check_trend(improved, r.curves.at(check.baseline), check.crossover, check.below, check.lower_is_better);
         break;
     }
+    if (!check.alternative_y.empty())
+      c.alternative = check_trend(r.curves.at(alternative_curve(check.improved)),
+                                  r.curves.at(alternative_curve(check.baseline)), check.crossover, check.below,
+                                  check.lower_is_better);
     if (check.rule == Rule::gain_up_to || check.rule == Rule::gain_at)
       c.gains = gains(r.curves.at(check.baseline), improved, check.gain);
     if (c.verdict.status != Status::reproduced) r.status = Status::not_reproduced;
@@ -90,24 +94,22 @@ std::vector<double> checked_xs(const ClaimSpec& claim) {
   return xs;
 }
 
-std::vector<Verdict> verdicts_with(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick,
-                                   const std::vector<std::string>& sets) {
-  std::vector<Verdict> out;
-  for (const auto& check : decide(claim, claim_curves(claim, where, cache, sets, checked_xs(claim)), quick).checks)
-    out.push_back(check.verdict);
-  return out;
-}
+}  // namespace
 
-const Json& machine_value(const Json& machine, const std::string& path, const Where& where) {
-  const Json* at = &machine;
-  std::stringstream parts(path);
-  for (std::string key; std::getline(parts, key, '.');) {
-    if (!at->is_object() || !at->contains(key))
-      where.fail("the machine '" + machine.value("name", std::string("?")) + "' has no '" + path +
-                 "' (a sensitivity parameter needs its value in the machine preset)");
-    at = &(*at)[key];
-  }
-  return *at;
+ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& cache, const RunSettings& run) {
+  if (!claim.not_modelled.empty()) return evaluate(claim, {}, run.quick);
+  std::vector<PointRequest> requests;
+  for (const auto& [name, spec] : claim.curves)
+    requests.push_back(curve_request(spec, claim_sets(claim, run), {}, where / "curves" / name));
+  cache.prefetch(requests);
+  const auto extracted = claim_curves(claim, where, cache, claim_sets(claim, run), {});
+  ClaimResult r = decide(claim, extracted, run.quick);
+  r.what_if = run.what_if;
+  for (const double x : breakdown_xs(r))
+    for (const auto& [name, e] : extracted)
+      if (const auto it = e.breakdowns.find(x); it != e.breakdowns.end() && !is_alternative_curve(name))
+        r.breakdowns[name][x] = it->second;
+  return r;
 }
 
 // The --set overrides of a claim's runs: its reduced scale (--quick), then the what-if.
@@ -117,49 +119,27 @@ std::vector<std::string> claim_sets(const ClaimSpec& claim, const RunSettings& r
   return sets;
 }
 
-double effect(const std::vector<Verdict>& base, const std::vector<Verdict>& varied) {
-  for (std::size_t i = 0; i < base.size() && i < varied.size(); ++i)
-    if (base[i].simulated) return varied[i].simulated ? std::fabs(*varied[i].simulated - *base[i].simulated) : 1e300;
-  return 0;
+std::vector<PointRequest> check_requests(const ClaimSpec& claim, const Where& where,
+                                         const std::vector<std::string>& sets, bool tolerate_input_errors) {
+  std::vector<PointRequest> out;
+  for (const auto& [name, spec] : claim.curves)
+    out.push_back(curve_request(spec, sets, checked_xs(claim), where / "curves" / name, tolerate_input_errors));
+  return out;
 }
 
-}  // namespace
-
-ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& cache, const RunSettings& run) {
-  if (!claim.not_modelled.empty()) return evaluate(claim, {}, run.quick);
-  const auto extracted = claim_curves(claim, where, cache, claim_sets(claim, run), {});
-  ClaimResult r = decide(claim, extracted, run.quick);
-  r.what_if = run.what_if;
-  for (const double x : breakdown_xs(r))
-    for (const auto& [name, e] : extracted)
-      if (const auto it = e.breakdowns.find(x); it != e.breakdowns.end()) r.breakdowns[name][x] = it->second;
-  return r;
+Evaluation evaluate_with(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick,
+                         const std::vector<std::string>& sets) {
+  Evaluation out;
+  ClaimResult r = decide(claim, claim_curves(claim, where, cache, sets, checked_xs(claim)), quick);
+  for (const auto& check : r.checks) out.verdicts.push_back(check.verdict);
+  out.curves = std::move(r.curves);
+  return out;
 }
 
-// Each listed machine parameter at 0.5x and 2x; everything else as in the preset.
-void add_sensitivity(ClaimResult& r, const Where& where, PointCache& cache, const RunSettings& run) {
-  const ClaimSpec& c = *r.claim;
-  if (c.sensitivity.parameters.empty() || !c.not_modelled.empty() || c.curves.empty()) return;
-  const bool quick = run.quick;
-  std::vector<std::string> base_sets = claim_sets(c, run);
-  base_sets.insert(base_sets.end(), c.sensitivity.set.begin(), c.sensitivity.set.end());
-  r.sensitivity_base = verdicts_with(c, where, cache, quick, base_sets);
-  const Scenario first(scenario_path(c.curves.begin()->second.scenario), base_sets);
-  for (std::size_t i = 0; i < c.sensitivity.parameters.size(); ++i) {
-    const std::string& parameter = c.sensitivity.parameters[i];
-    const Where at = where / "sensitivity" / "parameters" / i;
-    const Json& value = machine_value(first.doc().at("machine"), parameter, at);
-    SensitivityRow row{parameter, value.is_string() ? value.get<std::string>() : value.dump(), {}, {}, 0};
-    for (std::size_t f = 0; f < kSensitivityFactors.size(); ++f) {
-      const Json scaled = scaled_parameter(value, kSensitivityFactors[f], at);
-      auto sets = base_sets;
-      sets.push_back("machine." + parameter + "=" + (scaled.is_string() ? scaled.get<std::string>() : scaled.dump()));
-      row.verdicts[f] = verdicts_with(c, where, cache, quick, sets);
-      row.effect = std::max(row.effect, effect(r.sensitivity_base, row.verdicts[f]));
-    }
-    r.sensitivity.push_back(std::move(row));
-  }
-  sort_by_effect(r.sensitivity);
+Status status_of(const std::vector<Verdict>& verdicts) {
+  for (const auto& v : verdicts)
+    if (v.status != Status::reproduced) return Status::not_reproduced;
+  return Status::reproduced;
 }
 
 }  // namespace torsim::validation

@@ -1,6 +1,5 @@
-// Deciding claims: runs the sweep points a claim's curves select (validation/runs.hpp), applies
-// the tolerance policy of validation/compare.hpp to each check, and re-evaluates a claim with
-// its sensitivity parameters at 0.5x and 2x.
+// Deciding claims: runs the sweep points a claim's curves select (validation/runs.hpp) and
+// applies the tolerance policy of validation/compare.hpp to each check.
 #pragma once
 
 #include <map>
@@ -23,7 +22,8 @@ struct RunSettings {
 struct CheckResult {
   const CheckSpec* spec = nullptr;
   Verdict verdict;
-  Curve gains;  // gain per x, for gain rules (plotted)
+  Curve gains;                         // gain per x, for gain rules (plotted)
+  std::optional<Verdict> alternative;  // the check on its alternative measure (a note, never deciding)
 };
 
 struct ClaimResult {
@@ -35,10 +35,8 @@ struct ClaimResult {
   std::vector<std::string> what_if;  // the run's --set overrides: the status is not the claim's
   /// curve -> x -> where the time goes, at the x values the report shows
   std::map<std::string, std::map<double, Breakdown>> breakdowns;
-  /// With --sensitivity: the claim at its preset values (with the sensitivity's own --set, if
-  /// any), and one row per parameter, most sensitive first.
-  std::vector<Verdict> sensitivity_base;
-  std::vector<SensitivityRow> sensitivity;
+  /// Its sensitivity and its status per network model (validation/robustness.hpp), when computed.
+  Robustness robustness;
 };
 
 /// The x values a claim's breakdowns are shown at: the registry's, or where each check was
@@ -52,7 +50,23 @@ ClaimResult evaluate(const ClaimSpec& claim, std::map<std::string, Curve> curves
 /// breakdowns. `where` is the claim's entry in the registry, for errors.
 ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& cache, const RunSettings& run);
 
-/// Adds the claim's sensitivity table: each listed machine parameter at 0.5x and 2x.
-void add_sensitivity(ClaimResult& r, const Where& where, PointCache& cache, const RunSettings& run);
+/// The --set overrides of a claim's runs: its reduced scale (--quick), then the what-if.
+std::vector<std::string> claim_sets(const ClaimSpec& claim, const RunSettings& run);
+
+/// The checks' verdicts with the claim's runs under `sets`, on the points the checks read only
+/// (every point for a trend or an "up to"), and the curves they were decided on; and the
+/// requests for those points (to prefetch; tolerating input errors for variants whose values a
+/// model may reject: ImpossibleRun then).
+struct Evaluation {
+  std::vector<Verdict> verdicts;
+  std::map<std::string, Curve> curves;
+};
+Evaluation evaluate_with(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick,
+                         const std::vector<std::string>& sets);
+std::vector<PointRequest> check_requests(const ClaimSpec& claim, const Where& where,
+                                         const std::vector<std::string>& sets, bool tolerate_input_errors = false);
+
+/// reproduced when every verdict is.
+Status status_of(const std::vector<Verdict>& verdicts);
 
 }  // namespace torsim::validation

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "run/output_files.hpp"
+#include "validation/robustness.hpp"
 
 namespace torsim::validation {
 
@@ -54,11 +55,6 @@ std::string simulated_text(const CheckSpec& spec, const Verdict& verdict) {
   return "";
 }
 
-// A what-if run's statuses are not the claims': each says so.
-std::string status_label(const ClaimResult& r) {
-  return std::string(status_name(r.status)) + (r.what_if.empty() ? "" : " (what-if)");
-}
-
 std::string what_if_options(const RunSettings& run) {
   std::string out;
   for (const auto& set : run.what_if) out += " --set " + set;
@@ -93,6 +89,10 @@ Json check_json(const CheckResult& c) {
   if (s.crossover) j["crossover"] = *s.crossover;
   if (c.verdict.simulated) j["simulated"] = *c.verdict.simulated;
   if (!c.gains.x.empty()) j["gains"] = curve_json(c.gains);
+  if (c.alternative)
+    j["alternative"] = {{"name", s.alternative_name},
+                        {"status", status_name(c.alternative->status)},
+                        {"detail", c.alternative->detail}};
   return j;
 }
 
@@ -119,16 +119,47 @@ Json verdicts_json(const ClaimSpec& claim, const std::vector<Verdict>& verdicts)
   return out;
 }
 
-Json sensitivity_json(const ClaimResult& r) {
+Json verdicts_status_json(const ClaimSpec& c, const std::vector<Verdict>& verdicts) {
+  return {{"status", status_name(status_of(verdicts))}, {"checks", verdicts_json(c, verdicts)}};
+}
+
+Json parameter_json(const VariedParameter& p) {
+  return {{"parameter", p.path},    {"value", p.value},   {"class", p.provenance.label()},
+          {"citation", p.citation}, {"listed", p.listed}, {"in_machine", p.in_machine}};
+}
+
+Json robustness_json(const ClaimResult& r) {
   const ClaimSpec& c = *r.claim;
-  Json rows = Json::array();
-  for (const auto& row : r.sensitivity) {
-    Json j = {{"parameter", row.parameter}, {"value", row.value}, {"effect", row.effect}};
+  const Robustness& robust = r.robustness;
+  Json rows = Json::array(), unvaried = Json::array(), models = Json::array();
+  for (const auto& row : robust.rows) {
+    Json j = parameter_json(row.parameter);
+    j["effect"] = row.effect;
+    j["moves"] = row.moves();
     for (std::size_t f = 0; f < kSensitivityFactors.size(); ++f)
-      j["x" + number(kSensitivityFactors[f])] = verdicts_json(c, row.verdicts[f]);
+      j["x" + number(kSensitivityFactors[f])] = row.impossible[f].empty() ? verdicts_status_json(c, row.verdicts[f])
+                                                                          : Json{{"impossible", row.impossible[f]}};
     rows.push_back(j);
   }
-  return {{"note", c.sensitivity.note}, {"base", verdicts_json(c, r.sensitivity_base)}, {"rows", rows}};
+  for (const auto& u : robust.unvaried)
+    unvaried.push_back({{"parameter", u.path}, {"value", u.value}, {"why", u.why}, {"class", u.provenance.label()}});
+  for (const auto& m : robust.models)
+    models.push_back({{"model", m.model},
+                      {"primary", m.primary},
+                      {"status", status_name(m.status)},
+                      {"checks", verdicts_json(c, m.verdicts)}});
+  return {{"label", robust_label(r)},
+          {"robust", robust_column(r)},
+          {"kept", robust.kept_variants(r.status)},
+          {"moving", robust.moving_variants()},
+          {"idle", robust.idle_variants()},
+          {"impossible", robust.impossible_variants()},
+          {"flipping", robust.flipping(r.status)},
+          {"note", c.sensitivity.note},
+          {"base", verdicts_json(c, robust.base)},
+          {"rows", rows},
+          {"unvaried", unvaried},
+          {"network_models", models}};
 }
 
 Json claim_json(const ClaimResult& r) {
@@ -157,7 +188,9 @@ Json claim_json(const ClaimResult& r) {
   for (const auto& check : r.checks) j["checks"].push_back(check_json(check));
   for (const auto& [name, curve] : r.curves) j["curves"][name] = curve_json(curve);
   if (!r.breakdowns.empty()) j["breakdowns"] = breakdowns_json(r);
-  if (!r.sensitivity.empty()) j["sensitivity"] = sensitivity_json(r);
+  j["label"] = robust_label(r);
+  if (r.robustness.computed) j["robustness"] = robustness_json(r);
+  if (!c.by_construction.empty()) j["by_construction"] = c.by_construction;
   return j;
 }
 
@@ -241,27 +274,92 @@ std::string verdicts_text(const ClaimSpec& c, const std::vector<Verdict>& verdic
   return out;
 }
 
-// A claim whose sensitivity this run did not compute says how to compute it.
-std::string sensitivity_missing(const ClaimResult& r) {
-  const ClaimSpec& c = *r.claim;
-  if (c.sensitivity.parameters.empty() || r.status == Status::not_yet_modelled) return "";
-  return "\nSensitivity: not computed in this report; `torsim validate --only " + c.id +
-         " --sensitivity` re-evaluates the claim with each of its " + std::to_string(c.sensitivity.parameters.size()) +
-         " parameters (`validation/claims.json`) at 0.5x and 2x.\n";
+// A claim whose robustness this run did not compute says how to compute it.
+std::string robustness_missing(const ClaimResult& r) {
+  if (r.status == Status::not_yet_modelled) return "";
+  return "\nRobustness: not computed in this report; a full-scale run computes it, and `torsim validate --quick "
+         "--only " +
+         r.claim->id + " --sensitivity` at this scale.\n";
+}
+
+std::string parameter_cell(const VariedParameter& p) {
+  return "`" + p.path + "` | " + p.value + " | " + p.provenance.label() + (p.listed ? ", listed" : "");
+}
+
+std::string models_table(const ClaimResult& r) {
+  std::ostringstream s;
+  s << "\nOn each network model the machine supports:\n\n| network model | status | simulated |\n|---|---|---|\n";
+  for (const auto& m : r.robustness.models)
+    s << "| " << m.model << (m.primary ? " (the status's)" : "") << " | "
+      << (m.impossible.empty() ? std::string(status_name(m.status)) + " | " + verdicts_text(*r.claim, m.verdicts)
+                               : "cannot run | " + m.impossible)
+      << " |\n";
+  return s.str();
+}
+
+std::string deciding_assumptions(const ClaimResult& r) {
+  std::string out;
+  for (const auto& row : r.robustness.rows)
+    if (std::any_of(row.status.begin(), row.status.end(), [&](Status st) { return st != r.status; }))
+      out += "\n  - `" + row.parameter.path + "` = " + row.parameter.value + " (" + row.parameter.provenance.label() +
+             (row.parameter.citation.empty() ? "" : ": " + row.parameter.citation) + ")";
+  return out.empty() ? " none: no parameter at 0.5x or 2x changes the status.\n" : out + "\n";
+}
+
+std::string idle_parameters(const Robustness& robust) {
+  std::string out;
+  for (const auto& row : robust.rows)
+    if (!row.moves() && row.impossible[0].empty() && row.impossible[1].empty())
+      out += (out.empty() ? "" : ", ") + std::string("`") + row.parameter.path + "`";
+  return out.empty() ? "" : "\nRead by the runs but moving no result at 0.5x or 2x: " + out + ".\n";
+}
+
+std::string unvaried_parameters(const Robustness& robust) {
+  std::string out;
+  for (const auto& u : robust.unvaried)
+    out += (out.empty() ? "" : ", ") + std::string("`") + u.path + "`" + (u.value.empty() ? "" : " = " + u.value) +
+           " (" + u.why + ")";
+  return out.empty() ? "" : "\nAssumptions read but not varied: " + out + ".\n";
+}
+
+std::string variant_cell(const ClaimSpec& c, const SensitivityRow& row, std::size_t f) {
+  return row.impossible[f].empty() ? verdicts_text(c, row.verdicts[f]) : "cannot run: " + row.impossible[f];
 }
 
 std::string sensitivity_table(const ClaimResult& r) {
-  if (r.sensitivity.empty()) return sensitivity_missing(r);
+  if (!r.robustness.computed) return robustness_missing(r);
   const ClaimSpec& c = *r.claim;
+  const Robustness& robust = r.robustness;
   std::ostringstream s;
-  s << "\nSensitivity: the claim with each parameter at 0.5x and 2x of its preset value, most sensitive first"
-    << (c.sensitivity.note.empty() ? "" : " (" + c.sensitivity.note + ")")
-    << ". At the preset's values: " << verdicts_text(c, r.sensitivity_base)
-    << ".\n\n| parameter | preset value | 0.5x | 2x |\n|---|---|---|---|\n";
-  for (const auto& row : r.sensitivity)
-    s << "| `" << row.parameter << "` | " << row.value << " | " << verdicts_text(c, row.verdicts[0]) << " | "
-      << verdicts_text(c, row.verdicts[1]) << " |\n";
+  s << "\nRobustness: " << robust.kept_variants(r.status) << " of the " << robust.moving_variants()
+    << " variants that move a result keep the status, and " << robust.idle_variants() << " more move nothing"
+    << (robust.impossible_variants()
+            ? ", " + std::to_string(robust.impossible_variants()) + " cannot run (a model rejects the value)"
+            : "")
+    << " (each parameter the runs read whose source is an assumption, and each the registry lists, "
+    << "at 0.5x and 2x of its value). The assumptions that decide it:" << deciding_assumptions(r) << models_table(r)
+    << "\nSensitivity, most sensitive first" << (c.sensitivity.note.empty() ? "" : " (" + c.sensitivity.note + ")")
+    << ". At the preset's values: " << verdicts_text(c, robust.base)
+    << ".\n\n| parameter | value | source | 0.5x | 2x |\n|---|---|---|---|---|\n";
+  for (const auto& row : robust.rows)
+    if (row.moves() || !row.impossible[0].empty() || !row.impossible[1].empty())
+      s << "| " << parameter_cell(row.parameter) << " | " << variant_cell(c, row, 0) << " | " << variant_cell(c, row, 1)
+        << " |\n";
+  s << idle_parameters(robust) << unvaried_parameters(robust);
   return s.str();
+}
+
+// The checks on their alternative measure, generated from the same runs: where it disagrees.
+std::string alternative_notes(const ClaimResult& r) {
+  std::string out, name;
+  for (const auto& check : r.checks) {
+    if (!check.alternative) continue;
+    name = check.spec->alternative_name;
+    out += "\n  - " + (check.spec->label.empty() ? "" : check.spec->label + ": ") +
+           (check.alternative->status == Status::reproduced ? "holds; " : "does not hold; ") +
+           check.alternative->detail;
+  }
+  return out.empty() ? "" : "- On " + name + " (the same runs; a note, never deciding the status):" + out + "\n";
 }
 
 std::string claim_section(const ClaimResult& r, bool has_plot) {
@@ -271,12 +369,14 @@ std::string claim_section(const ClaimResult& r, bool has_plot) {
     << "- Paper: " << c.paper.authors << ", \"" << c.paper.title << "\", " << c.paper.venue << ", " << c.paper.year
     << " (DOI " << c.paper.doi << "; seed " << c.paper.seed << ")\n"
     << "- Source: " << c.source << "\n- Machine and scale: " << c.machine << "\n- Paper's value: " << c.paper_value
-    << "\n- Status: **" << status_label(r) << "**";
+    << "\n- Status: **" << robust_label(r) << "**";
   if (!c.not_modelled.empty()) s << " — " << c.not_modelled;
   s << "\n";
+  if (!c.by_construction.empty()) s << "- Holds by construction: " << c.by_construction << "\n";
   for (const auto& check : r.checks)
     s << "- Check" << (check.spec->label.empty() ? "" : " (" + check.spec->label + ")") << ": " << check.verdict.detail
       << ". " << check.spec->why << "\n";
+  s << alternative_notes(r);
   if (r.status != Status::not_yet_modelled)
     s << "- Scale: " << (r.quick && !c.quick.empty() ? "reduced (" + c.quick_note + ")" : "full") << "\n";
   if (has_plot) s << "\n![" << c.id << "](" << c.id << ".png)\n";
@@ -299,10 +399,15 @@ std::string report_markdown(const std::vector<ClaimResult>& results, const RunSe
     << "of the crossover, and a claim that names a bound is checked on both sides of it (beyond it, not ahead). "
     << "Calibration points (K*) check that the calibration "
     << "took; they are not validation.\n\n"
-    << what_if_note(run) << "| claim | paper | simulated | tolerance | status |\n|---|---|---|---|---|\n";
+    << "Robust: of the variants that move a result — each parameter the claim's runs read whose source is an "
+    << "assumption, and each its registry entry lists, at 0.5x and 2x of its value — how many keep the status; a "
+    << "status reads (robust) when all do, (fragile: the parameters that change it) otherwise, names a network model "
+    << "on which it differs, and says \"holds by construction\" where its sign follows from how the layers are "
+    << "composed.\n\n"
+    << what_if_note(run) << "| claim | paper | simulated | tolerance | robust | status |\n|---|---|---|---|---|---|\n";
   for (const auto& r : results)
     s << "| " << r.claim->id << " | " << r.claim->paper_value << " | " << joined(r, check_simulated) << " | "
-      << joined(r, check_tolerance) << " | " << status_label(r) << " |\n";
+      << joined(r, check_tolerance) << " | " << robust_column(r) << " | " << robust_label(r) << " |\n";
   s << "\n";
   for (const auto& r : results)
     s << claim_section(r, std::find(plots.begin(), plots.end(), r.claim->id) != plots.end());
@@ -310,23 +415,28 @@ std::string report_markdown(const std::vector<ClaimResult>& results, const RunSe
 }
 
 void print_table(const std::vector<ClaimResult>& results) {
-  std::printf("%-5s %-28s %-34s %-22s %s\n", "claim", "paper", "simulated", "tolerance", "status");
+  std::printf("%-5s %-28s %-34s %-22s %-14s %s\n", "claim", "paper", "simulated", "tolerance", "robust", "status");
   for (const auto& r : results) {
     auto cut = [](std::string s, std::size_t n) { return s.size() > n ? s.substr(0, n - 3) + "..." : s; };
-    std::printf("%-5s %-28s %-34s %-22s %s\n", r.claim->id.c_str(), cut(r.claim->paper_value, 28).c_str(),
+    std::printf("%-5s %-28s %-34s %-22s %-14s %s\n", r.claim->id.c_str(), cut(r.claim->paper_value, 28).c_str(),
                 cut(joined(r, check_simulated), 34).c_str(), cut(joined(r, check_tolerance), 22).c_str(),
-                status_label(r).c_str());
+                cut(robust_column(r), 14).c_str(), robust_label(r).c_str());
   }
 }
 
 void print_sensitivity(const std::vector<ClaimResult>& results) {
   for (const auto& r : results) {
-    if (r.sensitivity.empty()) continue;
+    const Robustness& robust = r.robustness;
+    if (!robust.computed) continue;
     std::printf("\n%s sensitivity (0.5x | 2x), most sensitive first; preset: %s\n", r.claim->id.c_str(),
-                verdicts_text(*r.claim, r.sensitivity_base).c_str());
-    for (const auto& row : r.sensitivity)
-      std::printf("  %-40s %-12s %s | %s\n", row.parameter.c_str(), row.value.c_str(),
-                  verdicts_text(*r.claim, row.verdicts[0]).c_str(), verdicts_text(*r.claim, row.verdicts[1]).c_str());
+                verdicts_text(*r.claim, robust.base).c_str());
+    for (const auto& row : robust.rows)
+      if (row.moves())
+        std::printf("  %-40s %-12s %s | %s\n", row.parameter.path.c_str(), row.parameter.value.c_str(),
+                    verdicts_text(*r.claim, row.verdicts[0]).c_str(), verdicts_text(*r.claim, row.verdicts[1]).c_str());
+    for (const auto& m : robust.models)
+      std::printf("  network %-32s %s\n", m.model.c_str(),
+                  m.impossible.empty() ? std::string(status_name(m.status)).c_str() : "cannot run");
   }
 }
 

@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "run/child_process.hpp"
+#include "run/simulation.hpp"
+
 namespace torsim::validation {
 
 std::string data_root() {
@@ -30,26 +33,156 @@ const Scenario& PointCache::scenario(const std::string& key, const std::string& 
   return *slot;
 }
 
-std::vector<const CompletedPoint*> PointCache::points(const std::string& path, const std::vector<std::string>& sets,
-                                                      const std::function<bool(const SweepPoint&)>& keep) {
-  const std::string key = cache_key(path, sets);
-  const Scenario& s = scenario(key, path, sets);
+std::string PointCache::varied_pointer(const std::vector<std::string>& sets) {
+  if (sets.empty() || !sets.back().starts_with("machine.")) return "";
+  const auto equals = sets.back().find('=');
+  if (equals == std::string::npos) return "";
+  std::string pointer = "/" + sets.back().substr(0, equals);
+  std::replace(pointer.begin(), pointer.end(), '.', '/');
+  return pointer;
+}
+
+const RunPoint* PointCache::reused(const std::string& path, const std::vector<std::string>& sets,
+                                   std::size_t index) const {
+  const std::string pointer = varied_pointer(sets);
+  if (pointer.empty() || !reuse_unaffected_) return nullptr;
+  const std::vector<std::string> base(sets.begin(), sets.end() - 1);
+  const auto key = std::pair{cache_key(path, base), index};
+  const auto run = runs_.find(key);
+  const RunPoint* found = run != runs_.end() ? &run->second : nullptr;
+  if (!found)
+    if (const auto alias = aliases_.find(key); alias != aliases_.end()) found = alias->second;
+  return found && !found->reads.count(pointer) ? found : nullptr;
+}
+
+std::vector<PointCache::Missing> PointCache::missing(const PointRequest& request) {
+  const std::string key = cache_key(request.path, request.sets);
+  const Scenario& s = scenario(key, request.path, request.sets);
   const auto all = s.points();
-  std::vector<const CompletedPoint*> out;
+  std::vector<Missing> out;
   for (std::size_t i = 0; i < all.size(); ++i) {
-    if (!keep(all[i])) continue;
-    auto it = runs_.find({key, i});
-    if (it == runs_.end()) {
-      std::cerr << "  running " << path << " point " << i + 1 << "/" << all.size() << " " << all[i].values.dump()
-                << (sets.empty() ? "" : " with " + std::to_string(sets.size()) + " --set") << "\n";
-      try {
-        Simulation sim(all[i].doc, Where(s.file()), all[i].seed);
-        it = runs_.emplace(std::pair{key, i}, CompletedPoint{i, all[i], sim.run()}).first;
-      } catch (const InputError& e) {
-        s.reraise(e);
-      }
+    if (!request.keep(all[i]) || runs_.count({key, i}) || aliases_.count({key, i})) continue;
+    if (const RunPoint* same = reused(request.path, request.sets, i)) {
+      aliases_[{key, i}] = same;
+      continue;
     }
-    out.push_back(&it->second);
+    out.push_back({key, i, &s, all[i], &request, request.tolerate_input_errors});
+  }
+  return out;
+}
+
+namespace {
+
+// Builds and runs one point, noting the parameters it reads.
+// A messaging layer reads its parameters from the scenario's "runtime" merged over the preset's
+// machine.runtimes.<layer>: a key the scenario does not give is the preset's (or the table's
+// default), so it is noted as the machine parameter it is.
+std::map<std::string, ParamRead> as_machine_parameters(const std::map<std::string, ParamRead>& reads, const Json& doc) {
+  const Json runtime = doc.value("runtime", Json::object());
+  const std::string layer = runtime.value("layer", std::string("raw"));
+  const Json calibrated = doc.at("machine").value("runtimes", Json::object()).value(layer, Json::object());
+  std::map<std::string, ParamRead> out;
+  for (const auto& [noted, noted_read] : reads) {
+    std::string pointer = noted;
+    ParamRead read = noted_read;
+    const std::string key = pointer.starts_with("/runtime/") ? pointer.substr(9) : "";
+    if (!key.empty() && key.find('/') == std::string::npos && !runtime.contains(key)) {
+      read.given = calibrated.contains(key);
+      pointer = "/machine/runtimes/" + layer + "/" + key;
+    }
+    out.emplace(pointer, read);
+  }
+  return out;
+}
+
+RunPoint run_point(const Scenario& s, std::size_t index, const SweepPoint& point, bool tolerate) {
+  ReadLog log;
+  try {
+    try {
+      Simulation sim(point.doc, Where(s.file()), point.seed);
+      PointResult result = sim.run();
+      return {CompletedPoint{index, point, std::move(result)}, as_machine_parameters(log.reads(), point.doc), ""};
+    } catch (const InputError& e) {
+      s.reraise(e);
+    }
+  } catch (const InputError& attributed) {
+    if (!tolerate) throw;
+    RunPoint impossible;
+    impossible.completed.index = index;
+    impossible.completed.point = point;
+    impossible.error = attributed.what();
+    return impossible;
+  }
+}
+
+Json reads_json(const std::map<std::string, ParamRead>& reads) {
+  Json out = Json::object();
+  for (const auto& [pointer, r] : reads) out[pointer] = {r.given, r.table_source, r.default_value};
+  return out;
+}
+
+std::map<std::string, ParamRead> reads_from_json(const Json& json) {
+  std::map<std::string, ParamRead> out;
+  for (const auto& [pointer, r] : json.items()) out[pointer] = {r[0].get<bool>(), r[1].get<std::string>(), r[2]};
+  return out;
+}
+
+void say_running(const PointRequest& request, std::size_t index, std::size_t count, const Json& values) {
+  std::cerr << "  running " << request.path << " point " << index + 1 << "/" << count << " " << values.dump()
+            << (request.sets.empty() ? "" : " with " + std::to_string(request.sets.size()) + " --set") << "\n";
+}
+
+}  // namespace
+
+void PointCache::run_here(const Missing& m) {
+  runs_.emplace(std::pair{m.key, m.index}, run_point(*m.scenario, m.index, m.point, m.tolerate));
+}
+
+void PointCache::prefetch(const std::vector<PointRequest>& requests) {
+  std::vector<Missing> all;
+  for (const auto& request : requests)
+    for (auto& m : missing(request)) {
+      if (std::none_of(all.begin(), all.end(), [&](const Missing& o) { return o.key == m.key && o.index == m.index; }))
+        all.push_back(std::move(m));
+    }
+  for (const auto& m : all) say_running(*m.request, m.index, m.scenario->point_count(), m.point.values);
+  if (jobs_ <= 1 || all.size() <= 1) {
+    for (const auto& m : all) run_here(m);
+    return;
+  }
+  run_in_children(
+      all.size(), jobs_,
+      [&](std::size_t k) {
+        const RunPoint run = run_point(*all[k].scenario, all[k].index, all[k].point, all[k].tolerate);
+        if (!run.error.empty()) return Json{{"error", run.error}};
+        return Json{{"result", point_result_json(run.completed.result)}, {"reads", reads_json(run.reads)}};
+      },
+      [&](std::size_t k, Json json) {
+        RunPoint run;
+        run.completed.index = all[k].index;
+        run.completed.point = all[k].point;
+        run.error = json.value("error", std::string());
+        if (run.error.empty()) {
+          run.completed.result = point_result_from_json(json["result"]);
+          run.reads = reads_from_json(json["reads"]);
+        }
+        runs_.emplace(std::pair{all[k].key, all[k].index}, std::move(run));
+      },
+      "a validation run");
+}
+
+std::vector<const RunPoint*> PointCache::points(const PointRequest& request) {
+  for (const auto& m : missing(request)) {
+    say_running(request, m.index, m.scenario->point_count(), m.point.values);
+    run_here(m);
+  }
+  const std::string key = cache_key(request.path, request.sets);
+  const auto all = scenario(key, request.path, request.sets).points();
+  std::vector<const RunPoint*> out;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!request.keep(all[i])) continue;
+    const auto run = runs_.find({key, i});
+    out.push_back(run != runs_.end() ? &run->second : aliases_.at({key, i}));
   }
   return out;
 }
@@ -138,18 +271,26 @@ Curve sorted_by_x(const Curve& c) {
 
 }  // namespace
 
-ExtractedCurve extract(const CurveSpec& spec, PointCache& cache, const std::vector<std::string>& sets,
-                       const std::vector<double>& only_x, const std::string& breakdown_series, const Where& where) {
+PointRequest curve_request(const CurveSpec& spec, const std::vector<std::string>& sets,
+                           const std::vector<double>& only_x, const Where& where, bool tolerate_input_errors) {
   const bool metric = spec.series.empty();
-  auto keep = [&](const SweepPoint& p) {
+  auto keep = [spec, only_x, where, metric](const SweepPoint& p) {
     if (!selected(p, spec.where)) return false;
     if (!metric || only_x.empty()) return true;
     return std::find(only_x.begin(), only_x.end(), metric_x(spec, p, where)) != only_x.end();
   };
+  return {spec.scenario, sets, keep, tolerate_input_errors};
+}
+
+ExtractedCurve extract(const CurveSpec& spec, PointCache& cache, const std::vector<std::string>& sets,
+                       const std::vector<double>& only_x, const std::string& breakdown_series, const Where& where) {
   ExtractedCurve out;
-  for (const CompletedPoint* p : cache.points(spec.scenario, sets, keep)) {
-    if (metric) add_metric_point(spec, *p, out, where);
-    else add_series_points(spec, *p, breakdown_series, out, where);
+  for (const RunPoint* p : cache.points(curve_request(spec, sets, only_x, where))) {
+    if (!p->error.empty()) throw ImpossibleRun(p->error);
+    if (spec.series.empty())
+      add_metric_point(spec, p->completed, out, where);
+    else
+      add_series_points(spec, p->completed, breakdown_series, out, where);
   }
   if (out.curve.x.empty()) (where / "where").fail("no sweep point of " + spec.scenario + " matches");
   out.curve = sorted_by_x(out.curve);

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "validation/robustness.hpp"
+
 namespace torsim::validation {
 
 namespace {
@@ -14,13 +16,24 @@ Json load_status(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+std::string status_part(const std::string& label) { return label.substr(0, label.find(" (")); }
+bool robust(const std::string& label) { return label.find("(robust") != std::string::npos; }
+
+}  // namespace
+
 int check_against(const std::string& path, const std::vector<ClaimResult>& results, bool quick) {
   const Json recorded = load_status(path).value(quick ? "quick" : "full", Json::object());
   int regressions = 0;
   for (const auto& r : results) {
     const std::string was = recorded.value(r.claim->id, std::string());
-    if (was == "reproduced" && r.status != Status::reproduced) {
-      std::cerr << "REGRESSION: " << r.claim->id << " was reproduced and is now " << status_name(r.status) << "\n";
+    const std::string now = robust_label(r);
+    if (status_part(was) == "reproduced" && r.status != Status::reproduced) {
+      std::cerr << "REGRESSION: " << r.claim->id << " was " << was << " and is now " << now << "\n";
+      ++regressions;
+    } else if (robust(was) && r.robustness.computed && !robust(now) && status_part(was) == status_part(now)) {
+      std::cerr << "REGRESSION: " << r.claim->id << " was " << was << " and is now " << now << "\n";
       ++regressions;
     }
   }
@@ -30,7 +43,7 @@ int check_against(const std::string& path, const std::vector<ClaimResult>& resul
 std::string recorded_status(const std::string& path, const std::vector<ClaimResult>& results, bool quick) {
   Json doc = load_status(path);
   Json& scale = doc[quick ? "quick" : "full"];
-  for (const auto& r : results) scale[r.claim->id] = status_name(r.status);
+  for (const auto& r : results) scale[r.claim->id] = robust_label(r);
   return doc.dump(2) + "\n";
 }
 

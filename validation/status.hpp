@@ -9,8 +9,9 @@
 
 namespace torsim::validation {
 
-/// 3 when a claim recorded as reproduced at this scale is no longer reproduced (each one said
-/// on stderr), else 0.
+/// 3 when a claim recorded as reproduced at this scale is no longer reproduced, or one recorded
+/// as robust is now fragile (each one said on stderr), else 0. A status is recorded with its
+/// label ("reproduced (robust)", validation/robustness.hpp).
 int check_against(const std::string& path, const std::vector<ClaimResult>& results, bool quick);
 
 /// The status file with this run's statuses recorded at its scale (the rest unchanged), as text.

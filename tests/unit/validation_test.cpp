@@ -7,6 +7,8 @@
 #include "tests/support/input_error.hpp"
 #include "cli/validate.hpp"
 #include "validation/evaluate.hpp"
+#include "validation/report.hpp"
+#include "validation/robustness.hpp"
 
 using namespace torsim;
 using namespace torsim::validation;
@@ -224,27 +226,52 @@ std::string read_text(const std::filesystem::path& path) {
 
 }  // namespace
 
-TEST_CASE("validate --sensitivity re-evaluates a claim with each parameter halved and doubled",
+TEST_CASE("validate --sensitivity varies the registry's parameters and every assumption the runs read",
           "[validation][sensitivity]") {
   const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-test";
   const auto registry = sensitivity_registry(dir);
+  std::string text = read_text(registry);
+  text.replace(text.find(R"("expected": 1.27)"), 16, R"("expected": 1.14)");  // the claim at its base value
+  std::ofstream(registry) << text;
   REQUIRE(validate({"--registry", registry.string(), "--report", (dir / "report").string(), "--no-plots",
-                            "--sensitivity"}) == 0);
+                            "--sensitivity", "--quick"}) == 0);
   const Json doc = read_json_file((dir / "report" / "validation.json").string());
   const Json& claim = doc["claims"][0];
-  const double base = claim["sensitivity"]["base"][0]["simulated"].get<double>();
+  const Json& robust = claim["robustness"];
+  const double base = robust["base"][0]["simulated"].get<double>();
   CHECK(base > 1.0);  // K2's 1.27 us, less the progress engine's polling passes
   CHECK(base < 1.27);
-  const Json& rows = claim["sensitivity"]["rows"];
-  REQUIRE(rows.size() == 2);
-  // MPI's send path (130 ns) is on every message's path: halved 65 ns less, doubled 130 ns more.
-  CHECK(rows[0]["parameter"] == "runtimes.mpi.send_cpu");
-  CHECK(rows[0]["x0.5"][0]["simulated"].get<double>() == Approx(base - 0.065).margin(0.002));
-  CHECK(rows[0]["x2"][0]["simulated"].get<double>() == Approx(base + 0.13).margin(0.002));
-  CHECK(rows[0]["effect"].get<double>() == Approx(0.13).margin(0.002));
-  // An 8 B eager message registers nothing: no effect, listed last.
-  CHECK(rows[1]["parameter"] == "nic.registration_cpu");
-  CHECK(rows[1]["effect"].get<double>() == 0);
+  std::map<std::string, Json> rows;
+  for (const auto& row : robust["rows"]) rows[row["parameter"].get<std::string>()] = row;
+  // Listed: MPI's send path (130 ns, calibrated on K2) is on every message's path.
+  const Json& send = rows.at("runtimes.mpi.send_cpu");
+  CHECK(send["listed"] == true);
+  CHECK(send["class"] == "calibrated on K2");
+  CHECK(send["x0.5"]["checks"][0]["simulated"].get<double>() == Approx(base - 0.065).margin(0.002));
+  CHECK(send["x2"]["checks"][0]["simulated"].get<double>() == Approx(base + 0.13).margin(0.002));
+  CHECK(send["effect"].get<double>() == Approx(100 * 0.13 / base).margin(0.2));  // percent of the latency
+  // Found by the run: the NIC's assumed SMSG costs; not listed, varied all the same.
+  CHECK(rows.at("nic.smsg_send_cpu")["class"] == "assumption");
+  CHECK(rows.at("nic.smsg_send_cpu")["listed"] == false);
+  CHECK(rows.at("nic.smsg_send_cpu")["moves"] == true);
+  // An 8 B eager message registers nothing: read, but it moves nothing.
+  CHECK(rows.at("nic.registration_cpu")["moves"] == false);
+  CHECK(rows.at("nic.registration_cpu")["effect"].get<double>() == 0);
+  // Neither a layer the run does not take nor a cited value is varied; a switch or a zero cannot be.
+  CHECK_FALSE(rows.count("runtimes.charm.send_cpu"));
+  CHECK_FALSE(rows.count("nic.bte_bandwidth"));
+  std::map<std::string, std::string> unvaried;
+  for (const auto& u : robust["unvaried"]) unvaried[u["parameter"].get<std::string>()] = u["why"].get<std::string>();
+  CHECK(unvaried.at("runtimes.mpi.dynamic_connections") == "a switch, not a number");
+  CHECK(unvaried.at("runtimes.mpi.progress_cpu") == "zero");  // the scenario's machine sets it to 0 ns
+  CHECK(robust["robust"] == std::to_string(robust["moving"].get<int>()) + " of " +
+                                std::to_string(robust["moving"].get<int>()));
+  CHECK(claim["label"] == "reproduced (robust)");
+  // The status on each network model the machine supports: Hopper has router buffers.
+  std::vector<std::string> models;
+  for (const auto& m : robust["network_models"]) models.push_back(m["model"].get<std::string>());
+  CHECK(models == std::vector<std::string>{"packet", "packet, credit flow control", "analytic"});
+  CHECK(robust["network_models"][0]["primary"] == true);
   // The breakdown at the checked size: parts that add up to the latency.
   const Json& parts = claim["breakdowns"]["mpi"][0]["parts"];
   double sum = 0;
@@ -255,20 +282,56 @@ TEST_CASE("validate --sensitivity re-evaluates a claim with each parameter halve
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("a claim marked 'always' has its sensitivity table in every full report; otherwise the report says how "
-          "to compute it", "[validation][sensitivity]") {
+TEST_CASE("a variant of a parameter a run did not read reuses that run, exactly", "[validation][sensitivity]") {
+  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-reuse";
+  const auto claims = load_claims(sensitivity_registry(dir).string());
+  auto robustness_with = [&](bool reuse) {
+    PointCache cache(1, reuse);
+    ClaimResult r = run_claim(claims[0], Where("claims.json"), cache, {true, {}});
+    add_robustness(r, Where("claims.json"), cache, {true, {}});
+    return results_json({r}, {true, {}}).dump();
+  };
+  CHECK(robustness_with(true) == robustness_with(false));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a status that one parameter at 0.5x or 2x changes is fragile, and CI sees robust turn fragile",
+          "[validation][sensitivity]") {
+  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-fragile";
+  const auto registry = sensitivity_registry(dir);
+  std::string text = read_text(registry);
+  text.replace(text.find(R"("expected": 1.27)"), 16, R"("expected": 1.0)");  // 1.14 us: 12 % apart
+  std::ofstream(registry) << text;
+  const auto report = (dir / "report").string();
+  const auto status = (dir / "status.json").string();
+  std::ofstream(status) << R"x({"quick": {"T1": "reproduced (robust)"}})x";
+  // With MPI's send path doubled, 1.27 us is 21 % from 1.0: the status changes.
+  CHECK(validate({"--registry", registry.string(), "--report", report, "--no-plots", "--quick",
+                          "--sensitivity", "--check-status", status}) == 3);
+  const Json claim = read_json_file(report + "/validation.json")["claims"][0];
+  CHECK_THAT(claim["label"].get<std::string>(), Catch::StartsWith("reproduced (fragile: "));
+  CHECK_THAT(claim["label"].get<std::string>(), Catch::Contains("runtimes.mpi.send_cpu"));
+  CHECK_THAT(read_text(report + "/README.md"), Catch::Contains("The assumptions that decide it:"));
+  // Without the robustness (a reduced-scale run without --sensitivity) only the status is checked.
+  CHECK(validate({"--registry", registry.string(), "--report", report, "--no-plots", "--quick",
+                          "--check-status", status}) == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("every full-scale run computes the robustness; a reduced-scale one with --sensitivity, and says how",
+          "[validation][sensitivity]") {
   const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-always";
   const auto report = (dir / "report").string();
-  const auto registry = sensitivity_registry(dir, R"(, "always": true)").string();
+  const auto registry = sensitivity_registry(dir).string();
   REQUIRE(validate({"--registry", registry, "--report", report, "--no-plots"}) == 0);
-  CHECK(read_json_file(report + "/validation.json")["claims"][0]["sensitivity"]["rows"].size() == 2);
+  CHECK(read_json_file(report + "/validation.json")["claims"][0].contains("robustness"));
   CHECK_THAT(read_text(dir / "report" / "README.md"), Catch::Contains("| `runtimes.mpi.send_cpu` | 130ns |"));
   // A reduced-scale run leaves it out (CI's quick validation stays as fast), and says so.
   REQUIRE(validate({"--registry", registry, "--report", report, "--no-plots", "--quick"}) == 0);
-  CHECK_FALSE(read_json_file(report + "/validation.json")["claims"][0].contains("sensitivity"));
+  CHECK_FALSE(read_json_file(report + "/validation.json")["claims"][0].contains("robustness"));
   const std::string text = read_text(dir / "report" / "README.md");
-  CHECK_THAT(text, Catch::Contains("Sensitivity: not computed in this report; `torsim validate --only T1 "
-                                   "--sensitivity` re-evaluates the claim with each of its 2 parameters"));
+  CHECK_THAT(text, Catch::Contains("Robustness: not computed in this report; a full-scale run computes it, and "
+                                   "`torsim validate --quick --only T1 --sensitivity` at this scale."));
   CHECK_THAT(text, !Catch::Contains("| `runtimes.mpi.send_cpu` |"));
   std::filesystem::remove_all(dir);
 }
@@ -287,5 +350,22 @@ TEST_CASE("a sensitivity parameter missing from the machine is an error naming t
     CHECK(e.path() == "/claims/0/sensitivity/parameters/0");
     CHECK_THAT(e.message(), Catch::Contains("no 'nic.registration_cpuu'"));
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a run notes the machine parameters it reads, and only those", "[validation][sensitivity]") {
+  const auto dir = std::filesystem::temp_directory_path() / "torsim-reads-test";
+  sensitivity_registry(dir);
+  PointCache cache;
+  const PointRequest request{(dir / "scenario.json").string(), {}, [](const SweepPoint&) { return true; }};
+  const auto points = cache.points(request);
+  REQUIRE(points.size() == 1);
+  const auto& reads = points[0]->reads;
+  CHECK(reads.count("/machine/runtimes/mpi/send_cpu"));
+  CHECK(reads.at("/machine/runtimes/mpi/send_cpu").given);
+  CHECK(reads.count("/machine/nic/smsg_send_cpu"));
+  CHECK(reads.count("/machine/node/cores"));
+  CHECK_FALSE(reads.count("/machine/runtimes/charm/send_cpu"));  // a layer the run does not take
+  CHECK_FALSE(reads.count("/machine/compute/nqueens_node"));
   std::filesystem::remove_all(dir);
 }
