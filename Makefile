@@ -40,9 +40,12 @@ bench: build
 	./$(BUILD_DIR)/torsim bench
 
 # The full validation report (docs/validation/) and the statuses CI guards (validation/status.json).
+# The claims whose reduced-scale robustness CI checks (tests/CMakeLists.txt), comma-separated.
+QUICK_ROBUSTNESS_CLAIMS = $(shell sed -n 's/^set(QUICK_ROBUSTNESS_CLAIMS \(.*\))$$/\1/p' tests/CMakeLists.txt | tr ' ' ',')
 validate: build
 	./$(BUILD_DIR)/torsim validate --record-status validation/status.json
 	./$(BUILD_DIR)/torsim validate --quick --no-plots --report $(BUILD_DIR)/validation-quick --record-status validation/status.json
+	./$(BUILD_DIR)/torsim validate --quick --sensitivity --no-plots --only $(QUICK_ROBUSTNESS_CLAIMS) --report $(BUILD_DIR)/validation-quick --record-status validation/status.json
 
 # Generated from the parameter tables: the scenario reference and the JSON Schemas (a test fails
 # when they are stale).
