@@ -158,10 +158,10 @@ RouterParams parse_router(const ParamReader& r) {
   p.injection_buffer = r.size("injection_buffer");
   p.injection_fifos = static_cast<int>(r.integer("injection_fifos"));
   p.virtual_channels = static_cast<int>(r.integer("virtual_channels"));
-  const std::string avoidance = r.text("deadlock_avoidance");
-  p.deadlock_avoidance = avoidance == "none"     ? RouterParams::DeadlockAvoidance::none
-                         : avoidance == "bubble" ? RouterParams::DeadlockAvoidance::bubble
-                                                 : RouterParams::DeadlockAvoidance::dateline;
+  using Avoidance = RouterParams::DeadlockAvoidance;
+  p.deadlock_avoidance = r.choice<Avoidance>(
+      "deadlock_avoidance",
+      {{"dateline", Avoidance::dateline}, {"bubble", Avoidance::bubble}, {"none", Avoidance::none}});
   p.adaptive_channels = static_cast<int>(r.integer("adaptive_channels"));
   return p;
 }

@@ -398,12 +398,11 @@ std::unique_ptr<Topology> make_fat_tree(const ParamReader& r, const NodeLinks& n
   s.rails = static_cast<int>(r.integer("rails"));
   s.bandwidth = r.rate("link_bandwidth");
   s.latency = r.time("link_latency");
-  const std::string routing = r.text("routing");
-  s.routing = routing == "dmodk"    ? FatTreeRouting::dmodk
-              : routing == "minhop" ? FatTreeRouting::minhop
-              : routing == "random" ? FatTreeRouting::random
-                                    : FatTreeRouting::adaptive;
-  s.random_lid_order = r.text("lid_order") == "random";
+  s.routing = r.choice<FatTreeRouting>("routing", {{"dmodk", FatTreeRouting::dmodk},
+                                                  {"minhop", FatTreeRouting::minhop},
+                                                  {"random", FatTreeRouting::random},
+                                                  {"adaptive", FatTreeRouting::adaptive}});
+  s.random_lid_order = r.choice<bool>("lid_order", {{"node", false}, {"random", true}});
   s.routing_seed = static_cast<std::uint64_t>(r.integer("routing_seed"));
   check_shape(r, s);
   if (fat_tree_bisection(s, node_links) > INT64_MAX)

@@ -281,7 +281,8 @@ std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node
     r.where("dims").fail("the bisection bandwidth of this shape does not fit a 64-bit rate (9.2e18 B/s); use "
                          "smaller dimensions, fewer links or a lower link_bandwidth");
   const auto concentration = static_cast<int>(r.integer("concentration"));
-  const Routing routing = r.text("routing") == "dimension_order" ? Routing::dimension_order : Routing::minimal_adaptive;
+  const Routing routing = r.choice<Routing>(
+      "routing", {{"dimension_order", Routing::dimension_order}, {"minimal_adaptive", Routing::minimal_adaptive}});
   return std::make_unique<Torus>(type, std::move(dims), concentration, routing, node_links);
 }
 

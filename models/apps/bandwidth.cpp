@@ -36,8 +36,8 @@ class Bandwidth final : public Workload {
         iterations_(r.integer("iterations")),
         warmup_(r.integer("warmup")),
         peer_(static_cast<Rank>(r.integer("peer"))),
-        all_pairs_(r.text("pairs") == "all"),
-        bidirectional_(r.text("direction") == "bi") {}
+        all_pairs_(r.choice<bool>("pairs", {{"one", false}, {"all", true}})),
+        bidirectional_(r.choice<bool>("direction", {{"uni", false}, {"bi", true}})) {}
 
   int minimum_ranks() const override { return all_pairs_ ? 2 : peer_ + 1; }
   void check(const rt::Job& job, const Where& where) const override {

@@ -33,7 +33,7 @@ class DdtbenchPingPong final : public Workload {
  public:
   explicit DdtbenchPingPong(const ParamReader& r)
       : test_(r.text("test")),
-        design_(r.text("design") == "overlap" ? rt::GpuDesign::overlap : rt::GpuDesign::baseline),
+        design_(r.choice<rt::GpuDesign>("design", {{"baseline", rt::GpuDesign::baseline}, {"overlap", rt::GpuDesign::overlap}})),
         iterations_(r.integer("iterations")),
         warmup_(r.integer("warmup")) {}
 

@@ -54,7 +54,7 @@ class Flood final : public Workload {
         window_(r.integer("window")),
         iterations_(r.integer("iterations")),
         bidirectional_(r.boolean("bidirectional")),
-        puts_(r.text("operation") == "put") {}
+        puts_(r.choice<bool>("operation", {{"send_recv", false}, {"put", true}})) {}
 
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);

@@ -57,8 +57,12 @@ struct RankPlan {
 class HaloExchange final : public Workload {
  public:
   explicit HaloExchange(const ParamReader& r)
-      : design_(r.text("design") == "overlap" ? rt::GpuDesign::overlap : rt::GpuDesign::baseline),
-        domain_{r.integer("points_i"), r.integer("points_j"), r.integer("levels"), r.integer("halo"), r.size("element")},
+      : design_(r.choice<rt::GpuDesign>("design", {{"baseline", rt::GpuDesign::baseline}, {"overlap", rt::GpuDesign::overlap}})),
+        domain_{.points_i = r.integer("points_i"),
+                .points_j = r.integer("points_j"),
+                .levels = r.integer("levels"),
+                .halo = r.integer("halo"),
+                .element = r.size("element")},
         fields_(r.integer("fields")),
         iterations_(r.integer("iterations")),
         warmup_(r.integer("warmup")) {}

@@ -51,23 +51,23 @@ const ParamTable kSelectionParams{"runtime.collectives",
 
 Selection parse_selection(const ParamReader& r, int ranks) {
   Selection s;
-  s.reduce = r.text("reduce") == "knomial" ? ReduceAlgorithm::knomial : ReduceAlgorithm::binomial;
+  s.reduce = r.choice<ReduceAlgorithm>("reduce", {{"binomial", ReduceAlgorithm::binomial}, {"knomial", ReduceAlgorithm::knomial}});
   s.degree = static_cast<int>(r.integer("degree"));
   if (s.degree == 1) r.where("degree").fail("a k-nomial tree needs a degree of at least 2 (0: the layer's choice)");
-  const std::string allreduce = r.text("allreduce");
-  s.allreduce = allreduce == "recursive_doubling" ? AllreduceAlgorithm::recursive_doubling
-                : allreduce == "reduce_bcast"     ? AllreduceAlgorithm::reduce_bcast
-                                                  : AllreduceAlgorithm::automatic;
+  s.allreduce = r.choice<AllreduceAlgorithm>("allreduce", {{"auto", AllreduceAlgorithm::automatic},
+                                                            {"recursive_doubling", AllreduceAlgorithm::recursive_doubling},
+                                                            {"reduce_bcast", AllreduceAlgorithm::reduce_bcast}});
   if (s.allreduce == AllreduceAlgorithm::recursive_doubling && !power_of_two(ranks))
     r.where("allreduce").fail("recursive doubling needs a power-of-two number of ranks; the job has " +
                               std::to_string(ranks) + " (use \"auto\" or \"reduce_bcast\")");
-  s.gather = r.text("gather") == "linear" ? GatherAlgorithm::linear : GatherAlgorithm::binomial;
-  s.alltoall = r.text("alltoall") == "linear" ? AlltoallAlgorithm::linear : AlltoallAlgorithm::pairwise;
-  s.alltoallv = r.text("alltoallv") == "linear" ? AlltoallAlgorithm::linear : AlltoallAlgorithm::pairwise;
-  const std::string allgather = r.text("allgather");
-  s.allgather = allgather == "ring"                 ? AllgatherAlgorithm::ring
-                : allgather == "recursive_doubling" ? AllgatherAlgorithm::recursive_doubling
-                                                    : AllgatherAlgorithm::automatic;
+  s.gather = r.choice<GatherAlgorithm>("gather", {{"binomial", GatherAlgorithm::binomial}, {"linear", GatherAlgorithm::linear}});
+  const std::initializer_list<std::pair<std::string_view, AlltoallAlgorithm>> alltoall{
+      {"pairwise", AlltoallAlgorithm::pairwise}, {"linear", AlltoallAlgorithm::linear}};
+  s.alltoall = r.choice("alltoall", alltoall);
+  s.alltoallv = r.choice("alltoallv", alltoall);
+  s.allgather = r.choice<AllgatherAlgorithm>("allgather", {{"auto", AllgatherAlgorithm::automatic},
+                                                            {"ring", AllgatherAlgorithm::ring},
+                                                            {"recursive_doubling", AllgatherAlgorithm::recursive_doubling}});
   if (s.allgather == AllgatherAlgorithm::recursive_doubling && !power_of_two(ranks))
     r.where("allgather").fail("recursive doubling needs a power-of-two number of ranks; the job has " +
                               std::to_string(ranks) + " (use \"auto\" or \"ring\")");

@@ -35,7 +35,7 @@ void NetworkModel::copy_within_node(LinkTimeline& copy_engine, const TransferReq
 namespace {
 
 std::unique_ptr<NetworkModel> make_packet(const ParamReader& r, Kernel& kernel, const Machine& machine) {
-  if (r.text("flow_control") == "credit") return std::make_unique<CreditModel>(kernel, machine, r.size("train_bytes"));
+  if (r.choice<bool>("flow_control", {{"credit", true}, {"none", false}})) return std::make_unique<CreditModel>(kernel, machine, r.size("train_bytes"));
   return std::make_unique<PacketModel>(kernel, machine, r.size("train_bytes"));
 }
 

@@ -68,7 +68,7 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
     r.where("ranks_per_node").fail("at most " + std::to_string(slots) + " ranks per node (" +
                                    std::to_string(machine.node.cores) + " cores x " +
                                    std::to_string(machine.node.threads_per_core) + " hardware threads)");
-  p.round_robin = r.text("order") == "round_robin";
+  p.round_robin = r.choice<bool>("order", {{"block", false}, {"round_robin", true}});
   if (r.has("from_trace"))
     r.where("from_trace").fail("\"from_trace\" places a trace replay's ranks; this workload does not read it");
   return p;

@@ -120,6 +120,26 @@ std::string closest_name(std::string_view wrong, const std::vector<std::string_v
   return best;
 }
 
+std::vector<std::string_view> choices_of(const ParamSpec& spec) {
+  std::vector<std::string_view> options;
+  for (std::string_view rest = spec.choices; !rest.empty();) {
+    const auto bar = rest.find('|');
+    options.push_back(rest.substr(0, bar));
+    rest = bar == std::string_view::npos ? std::string_view{} : rest.substr(bar + 1);
+  }
+  return options;
+}
+
+void check_choice_mapping(const ParamSpec& spec, const std::vector<std::string_view>& mapped) {
+  auto declared = choices_of(spec);
+  auto given = mapped;
+  std::sort(declared.begin(), declared.end());
+  std::sort(given.begin(), given.end());
+  if (declared != given)
+    throw std::logic_error("the mapping of choice parameter '" + std::string(spec.name) +
+                           "' does not cover exactly its declared values " + std::string(spec.choices));
+}
+
 std::int64_t spec_quantity(const ParamSpec& s, std::string_view text) {
   auto v = parse_quantity(text, quantity_of(s.kind), s.unit);
   if (!v) throw std::logic_error("bad quantity '" + std::string(text) + "' in spec " + std::string(s.name));
@@ -235,12 +255,7 @@ std::string ParamReader::text(std::string_view name) const {
   if (!v.is_string()) where(name).fail("expected a string, got " + preview(v));
   auto value = v.get<std::string>();
   if (s.kind == ParamKind::choice) {
-    std::vector<std::string_view> options;
-    for (std::string_view rest = s.choices; !rest.empty();) {
-      auto bar = rest.find('|');
-      options.push_back(rest.substr(0, bar));
-      rest = bar == std::string_view::npos ? std::string_view{} : rest.substr(bar + 1);
-    }
+    const std::vector<std::string_view> options = choices_of(s);
     if (std::find(options.begin(), options.end(), value) == options.end()) {
       std::string valid;
       for (auto o : options) valid += (valid.empty() ? "" : ", ") + std::string(o);

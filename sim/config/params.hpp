@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -75,6 +77,10 @@ class ParamReader {
   double number(std::string_view name) const;
   bool boolean(std::string_view name) const;
   std::string text(std::string_view name) const;  // also for ParamKind::choice
+  /// A ParamKind::choice value mapped through `values`, which must map every declared choice
+  /// (checked on each call): an unmapped value is a programming error, never a silent default.
+  template <class T>
+  T choice(std::string_view name, std::initializer_list<std::pair<std::string_view, T>> values) const;
   Bytes size(std::string_view name) const;
   Rate rate(std::string_view name) const;
   Time time(std::string_view name) const;
@@ -101,6 +107,22 @@ class ParamReader {
   Where where_;
   const ParamTable& table_;
 };
+
+/// The declared values of a ParamKind::choice spec ("a|b|c").
+std::vector<std::string_view> choices_of(const ParamSpec& spec);
+/// Throws std::logic_error unless `mapped` holds exactly the declared choices of `spec`.
+void check_choice_mapping(const ParamSpec& spec, const std::vector<std::string_view>& mapped);
+
+template <class T>
+T ParamReader::choice(std::string_view name, std::initializer_list<std::pair<std::string_view, T>> values) const {
+  std::vector<std::string_view> mapped;
+  for (const auto& v : values) mapped.push_back(v.first);
+  check_choice_mapping(spec(name, {ParamKind::choice}), mapped);
+  const std::string value = text(name);
+  for (const auto& [text_value, result] : values)
+    if (text_value == value) return result;
+  throw std::logic_error("unreachable: '" + value + "' is a declared choice of '" + std::string(name) + "'");
+}
 
 /// Parses a bound or default written in a spec (programming errors throw std::logic_error).
 std::int64_t spec_quantity(const ParamSpec& s, std::string_view text);

@@ -79,6 +79,18 @@ TEST_CASE("checking what is given reads every given value, and only those", "[pa
   CHECK_THAT(e.message(), Catch::Contains("out of range"));
 }
 
+TEST_CASE("a choice maps through a table that must cover exactly its declared values", "[params]") {
+  const Json j = Json::parse(R"({"mode": "slow"})");
+  const ParamReader r(j, Where("f.json"), kTable);
+  CHECK(r.choice<int>("mode", {{"fast", 1}, {"slow", 2}}) == 2);
+  CHECK_THROWS_AS(r.choice<int>("mode", {{"fast", 1}}), std::logic_error);
+  CHECK_THROWS_AS(r.choice<int>("mode", {{"fast", 1}, {"slow", 2}, {"medium", 3}}), std::logic_error);
+  const auto e = test::input_error_of(
+      [] { ParamReader(Json::parse(R"({"mode": "medium"})"), Where("f.json"), kTable).choice<int>("mode", {{"fast", 1}, {"slow", 2}}); });
+  CHECK(e.path() == "/mode");
+  CHECK_THAT(e.message(), Catch::Contains("valid values are: fast, slow"));
+}
+
 TEST_CASE("a registry names the closest entry to an unknown name, and every valid one", "[params]") {
   struct Entry {
     std::string_view name;

@@ -31,8 +31,14 @@ const ParamTable kDcmfLayerParams{"runtime (layer: dcmf)",
                                   kDcmfSpecs};
 
 DcmfParams parse_dcmf(const ParamReader& r) {
-  return {r.time("send_cpu"), r.time("put_cpu"),    r.time("get_cpu"), r.time("control_cpu"),
-          r.time("poll_cpu"), r.time("packet_cpu"), r.size("header"),  r.size("eager_limit")};
+  return {.send_cpu = r.time("send_cpu"),
+          .put_cpu = r.time("put_cpu"),
+          .get_cpu = r.time("get_cpu"),
+          .control_cpu = r.time("control_cpu"),
+          .poll_cpu = r.time("poll_cpu"),
+          .packet_cpu = r.time("packet_cpu"),
+          .header = r.size("header"),
+          .eager_limit = r.size("eager_limit")};
 }
 
 DcmfParams dcmf_of(const Machine& machine) {

@@ -67,7 +67,11 @@ void GasnetDcmfLayer::put_acked(std::uint64_t request_and_rank) {
 }
 
 std::unique_ptr<MessagingLayer> make_gasnet_dcmf_layer(const ParamReader& r, Job& job) {
-  const GasnetParams g{r.time("put_cpu"), r.time("get_cpu"), r.time("sync_cpu"), r.time("am_cpu"), r.size("am_header")};
+  const GasnetParams g{.put_cpu = r.time("put_cpu"),
+                       .get_cpu = r.time("get_cpu"),
+                       .sync_cpu = r.time("sync_cpu"),
+                       .am_cpu = r.time("am_cpu"),
+                       .am_header = r.size("am_header")};
   return std::make_unique<GasnetDcmfLayer>(job, nic::bgp_of(job.machine, r.where()), dcmf_of(job.machine), g);
 }
 

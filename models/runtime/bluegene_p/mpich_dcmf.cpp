@@ -27,8 +27,14 @@ constexpr ParamSpec kMpiSpecs[] = {
 };
 
 MpichDcmfParams parse_mpich_dcmf(const ParamReader& r) {
-  return {r.size("header"),        r.time("send_cpu"),    r.time("recv_cpu"),  r.time("match_cpu"),
-          r.time("memregion_cpu"), r.size("eager_limit"), r.size("rts_bytes"), r.size("ack_bytes")};
+  return {.header = r.size("header"),
+          .send_cpu = r.time("send_cpu"),
+          .recv_cpu = r.time("recv_cpu"),
+          .match_cpu = r.time("match_cpu"),
+          .memregion_cpu = r.time("memregion_cpu"),
+          .eager_limit = r.size("eager_limit"),
+          .rts_bytes = r.size("rts_bytes"),
+          .ack_bytes = r.size("ack_bytes")};
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ MpichPamidParams parse_mpich_pamid(const ParamReader& r) {
   p.match_cpu = r.time("match_cpu");
   p.rma_cpu = r.time("rma_cpu");
   p.rma_sync_cpu = r.time("rma_sync_cpu");
-  p.rma_lock = r.text("rma_sync") == "lock";
+  p.rma_lock = r.choice<bool>("rma_sync", {{"lock", true}, {"none", false}});
   if (p.large_from < p.medium_from) r.where("large_from").fail("must not be below medium_from");
   return p;
 }

@@ -48,8 +48,13 @@ const ParamTable kMvapich2CudaParams{"machine.runtimes.mpi_cuda",
 Mvapich2CudaParams mvapich2_cuda_of(const Machine& machine) {
   const Json spec = machine.runtimes.value("mpi_cuda", Json::object());  // the reader refers to it
   const ParamReader r(spec, machine.where / "runtimes" / "mpi_cuda", kMvapich2CudaParams);
-  return {r.size("pipeline_block"), r.size("network_block"), r.size("chunk"), static_cast<int>(r.integer("streams")),
-          r.size("gdr_limit"), r.rate("gdr_read_bandwidth"), r.time("gdr_latency")};
+  return {.pipeline_block = r.size("pipeline_block"),
+          .network_block = r.size("network_block"),
+          .chunk = r.size("chunk"),
+          .streams = static_cast<int>(r.integer("streams")),
+          .gdr_limit = r.size("gdr_limit"),
+          .gdr_read_bandwidth = r.rate("gdr_read_bandwidth"),
+          .gdr_latency = r.time("gdr_latency")};
 }
 
 Mvapich2Cuda::Mvapich2Cuda(MessagingLayer& layer, const gpu::GpuParams& gpu, const Mvapich2CudaParams& params, GpuDesign design)

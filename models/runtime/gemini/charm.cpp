@@ -233,7 +233,10 @@ namespace {
 CharmParams charm_of(const Machine& m) {
   const Json spec = m.runtimes.value("charm", Json::object());
   ParamReader r(spec, m.where / "runtimes" / "charm", kCharmParams);
-  return {r.size("envelope"), r.time("send_cpu"), r.time("scheduler_cpu"), r.time("alloc_cpu")};
+  return {.envelope = r.size("envelope"),
+          .send_cpu = r.time("send_cpu"),
+          .scheduler_cpu = r.time("scheduler_cpu"),
+          .alloc_cpu = r.time("alloc_cpu")};
 }
 
 CrayMpichParams cray_mpich_of(const Machine& m) {
@@ -245,7 +248,7 @@ CrayMpichParams cray_mpich_of(const Machine& m) {
 std::unique_ptr<MessagingLayer> make_charm_mpi_layer(const ParamReader& r, Job& job) {
   const auto nic = nic::gemini_of(job.machine, r.where());
   return std::make_unique<CharmMpiLayer>(job, nic, cray_mpich_of(job.machine), charm_of(job.machine),
-                                         CharmMpiParams{r.time("iprobe_cpu")});
+                                         CharmMpiParams{.iprobe_cpu = r.time("iprobe_cpu")});
 }
 
 std::unique_ptr<MessagingLayer> make_charm_ugni_layer(const ParamReader& r, Job& job) {

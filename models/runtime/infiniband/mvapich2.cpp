@@ -60,7 +60,7 @@ Mvapich2Params parse_mvapich2(const ParamReader& r) {
   p.fast_path_peers = static_cast<int>(r.integer("fast_path_peers"));
   p.eager_limit = r.size("eager_limit");
   p.prepost_depth = static_cast<int>(r.integer("prepost_depth"));
-  p.rget = r.text("rendezvous") == "rget";
+  p.rget = r.choice<bool>("rendezvous", {{"rput", false}, {"rget", true}});
   p.striping_threshold = r.size("striping_threshold");
   p.control_bytes = r.size("control_bytes");
   p.smp_eager_limit = r.size("smp_eager_limit");
