@@ -16,6 +16,8 @@
 // one, the host time-shared the measurement, and every wall-clock rate fell with it.
 #include "cli/bench.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,20 +27,18 @@
 #include <iostream>
 #include <queue>
 #include <string>
-#include <sys/resource.h>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
 #include "cli/bench_table.hpp"
 #include "cli/trace_reader_bench.hpp"
-#include "sim/config/error.hpp"
-#include "sim/core/random.hpp"
 #include "run/child_process.hpp"
 #include "run/output.hpp"
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 #include "run/trace_recording.hpp"
+#include "sim/config/error.hpp"
+#include "sim/core/random.hpp"
 
 namespace torsim {
 
@@ -114,8 +114,12 @@ Json kernel_events(std::int64_t events) {
   const double baseline = seconds_since(start);
   const double rate = static_cast<double>(k.events_processed()) / wall;
   const double baseline_rate = static_cast<double>(k.events_processed()) / baseline;
-  return {{"events", k.events_processed()}, {"processes", processes}, {"wall_s", wall}, {"events_per_s", rate},
-          {"baseline_heap_ops_per_s", baseline_rate}, {"ratio_to_baseline", rate / baseline_rate},
+  return {{"events", k.events_processed()},
+          {"processes", processes},
+          {"wall_s", wall},
+          {"events_per_s", rate},
+          {"baseline_heap_ops_per_s", baseline_rate},
+          {"ratio_to_baseline", rate / baseline_rate},
           {"core_share", core_share}};
 }
 
@@ -147,10 +151,14 @@ Json timed_run(const Json& doc, CountMessages count_messages, std::uint64_t seed
     const auto result = sim.run();
     const double wall = run_time.wall_s();
     const double messages = count_messages(result);
-    return Json{{"messages", messages}, {"wall_s", wall}, {"messages_per_s", messages / wall},
+    return Json{{"messages", messages},
+                {"wall_s", wall},
+                {"messages_per_s", messages / wall},
                 {"core_share", run_time.cpu_s() / wall},
-                {"events", result.events}, {"events_per_s", static_cast<double>(result.events) / wall},
-                {"simulated_time_us", to_microseconds(result.simulated_time)}, {"ranks", result.job["ranks"]},
+                {"events", result.events},
+                {"events_per_s", static_cast<double>(result.events) / wall},
+                {"simulated_time_us", to_microseconds(result.simulated_time)},
+                {"ranks", result.job["ranks"]},
                 {"peak_resident_MB", static_cast<double>(peak_resident_bytes(RUSAGE_SELF)) / 1e6}};
   });
 }
@@ -159,8 +167,9 @@ double message_counter(const PointResult& result) { return result.counters["mess
 
 // One run of the random traffic on `network`.
 Json random_messages_run(const Json& network, std::int64_t messages_per_rank) {
-  return timed_run(random_traffic_scenario(network, messages_per_rank),
-                   [](const auto& result) { return result.output.metrics["messages_delivered"].template get<double>(); });
+  return timed_run(random_traffic_scenario(network, messages_per_rank), [](const auto& result) {
+    return result.output.metrics["messages_delivered"].template get<double>();
+  });
 }
 
 // Each model runs kRuns times, the two models alternately (so that a busy spell of the
@@ -223,8 +232,10 @@ Json simgrid_comparison(bool quick) {
   auto traffic = [](const char* pattern, const char* size, int messages) {
     return Json{{"name", "traffic"}, {"pattern", pattern}, {"size", size}, {"messages", messages}, {"window", 4}};
   };
-  cases.push_back(side_by_side("uniform random 4 KiB, 8x8x8, 16 per node", with_torus(random, 8, traffic("uniform_random", "4KiB", 16))));
-  cases.push_back(side_by_side("shift +1 256 KiB, 8x8x8, 4 per node", with_torus(random, 8, traffic("shift", "256KiB", 4))));
+  cases.push_back(side_by_side("uniform random 4 KiB, 8x8x8, 16 per node",
+                               with_torus(random, 8, traffic("uniform_random", "4KiB", 16))));
+  cases.push_back(
+      side_by_side("shift +1 256 KiB, 8x8x8, 4 per node", with_torus(random, 8, traffic("shift", "256KiB", 4))));
   if (!quick)
     cases.push_back(side_by_side("uniform random 4 KiB, 16x16x16, 4 per node",
                                  with_torus(random, 16, traffic("uniform_random", "4KiB", 4))));
@@ -285,20 +296,20 @@ std::string three_digits(double value) {
 
 void print_nqueens(const Json& runs) {
   for (const auto& n : runs)
-    std::cout << "N-Queens, " << n["board"] << " queens on " << n["ranks"] << " ranks, " << n["layer"].get<std::string>()
-              << ": " << three_digits(n["wall_s"].get<double>()) << " s, peak "
+    std::cout << "N-Queens, " << n["board"] << " queens on " << n["ranks"] << " ranks, "
+              << n["layer"].get<std::string>() << ": " << three_digits(n["wall_s"].get<double>()) << " s, peak "
               << three_digits(n["peak_resident_MB"].get<double>()) << " MB, simulated "
               << three_digits(n["simulated_time_us"].get<double>()) << " us, "
               << three_digits(n["events"].get<double>() / 1e6) << " M events ("
               << three_digits(n["events_per_s"].get<double>() / 1e6) << " M/s), "
-              << three_digits(n["messages"].get<double>() / 1e6) << " M messages; " << percent_of_a_core(n["core_share"])
-              << "\n";
+              << three_digits(n["messages"].get<double>() / 1e6) << " M messages; "
+              << percent_of_a_core(n["core_share"]) << "\n";
 }
 
 void print_fft(const Json& runs) {
   for (const auto& f : runs)
-    std::cout << "NAS FT, " << f["planes"] << " planes on " << f["ranks"] << " ranks, " << f["variant"].get<std::string>()
-              << ": " << three_digits(f["wall_s"].get<double>()) << " s, peak "
+    std::cout << "NAS FT, " << f["planes"] << " planes on " << f["ranks"] << " ranks, "
+              << f["variant"].get<std::string>() << ": " << three_digits(f["wall_s"].get<double>()) << " s, peak "
               << three_digits(f["peak_resident_MB"].get<double>()) << " MB, "
               << three_digits(f["events"].get<double>() / 1e6) << " M events, "
               << three_digits(f["messages"].get<double>() / 1e6) << " M network messages ("
@@ -319,9 +330,14 @@ Json replay_run(const Json& doc) {
     const Stopwatch run_time;
     const auto result = sim.run();
     const double run_s = run_time.wall_s(), records = result.output.metrics["calls"].get<double>();
-    return Json{{"records", records}, {"run_s", run_s}, {"records_per_s", records / run_s},
-                {"wall_s", whole.wall_s()}, {"cpu_s", whole.cpu_s()}, {"core_share", whole.cpu_s() / whole.wall_s()},
-                {"events", result.events}, {"ranks", result.job["ranks"]},
+    return Json{{"records", records},
+                {"run_s", run_s},
+                {"records_per_s", records / run_s},
+                {"wall_s", whole.wall_s()},
+                {"cpu_s", whole.cpu_s()},
+                {"core_share", whole.cpu_s() / whole.wall_s()},
+                {"events", result.events},
+                {"ranks", result.job["ranks"]},
                 {"simulated_time_us", to_microseconds(result.simulated_time)},
                 {"peak_resident_MB", static_cast<double>(peak_resident_bytes(RUSAGE_SELF)) / 1e6}};
   });
@@ -347,9 +363,10 @@ Json halo_replay(const std::filesystem::path& dir, bool quick) {
 
 Json recorded_fft_replay(const std::filesystem::path& dir, bool quick) {
   const auto scale = std::filesystem::path(presets_directory()).parent_path() / "bgp" / "scale";
-  const Scenario scenario((scale / "fft-mpi.json").string(),
-                          {"workload.variant=mpi_packed_slabs", quick ? "workload.nz=128" : "workload.nz=1024",
-                           std::string("sweep={\"machine\": [\"") + (quick ? "intrepid-128" : "intrepid-4096") + "\"]}"});
+  const Scenario scenario(
+      (scale / "fft-mpi.json").string(),
+      {"workload.variant=mpi_packed_slabs", quick ? "workload.nz=128" : "workload.nz=1024",
+       std::string("sweep={\"machine\": [\"") + (quick ? "intrepid-128" : "intrepid-4096") + "\"]}"});
   const SweepPoint point = scenario.points().front();
   const std::string trace = (dir / "fft.txt").string();
   Json recorded = in_child([&] {
@@ -372,7 +389,8 @@ Json trace_figures(bool quick) {
   const auto dir = std::filesystem::temp_directory_path() / ("torsim-bench-replay-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  Json r = {{"readers", trace_reader_speed(quick)}, {"replay", halo_replay(dir, quick)},
+  Json r = {{"readers", trace_reader_speed(quick)},
+            {"replay", halo_replay(dir, quick)},
             {"recorded_16k", recorded_fft_replay(dir, quick)}};
   std::filesystem::remove_all(dir);
   return r;
@@ -382,14 +400,16 @@ void print_trace_figures(const Json& r) {
   print_trace_reader_speed(std::cout, r["readers"]);
   const Json& h = r["replay"];
   std::cout << "replay, packet model: " << three_digits(h["records_per_s"].get<double>() / 1e6) << " M records/s ("
-            << three_digits(h["records"].get<double>() / 1e6) << " M records of " << h["ranks"] << " ranks in " << three_digits(h["run_s"].get<double>())
-            << " s; " << three_digits(h["replay_to_reader"].get<double>())
-            << "x the time-independent reader's rate on the same trace; " << percent_of_a_core(h["core_share"]) << ")\n";
+            << three_digits(h["records"].get<double>() / 1e6) << " M records of " << h["ranks"] << " ranks in "
+            << three_digits(h["run_s"].get<double>()) << " s; " << three_digits(h["replay_to_reader"].get<double>())
+            << "x the time-independent reader's rate on the same trace; " << percent_of_a_core(h["core_share"])
+            << ")\n";
   const Json& f = r["recorded_16k"];
   std::cout << "recorded NAS FT (MPI packed slabs, " << f["planes"] << " planes) on " << f["ranks"]
             << " ranks, replayed: " << three_digits(f["wall_s"].get<double>()) << " s ("
-            << three_digits(f["cpu_s"].get<double>()) << " s CPU), peak " << three_digits(f["peak_resident_MB"].get<double>())
-            << " MB, " << three_digits(f["records"].get<double>() / 1e6) << " M records ("
+            << three_digits(f["cpu_s"].get<double>()) << " s CPU), peak "
+            << three_digits(f["peak_resident_MB"].get<double>()) << " MB, "
+            << three_digits(f["records"].get<double>() / 1e6) << " M records ("
             << three_digits(f["records_per_s"].get<double>() / 1e6) << " M/s); simulated "
             << three_digits(f["simulated_time_us"].get<double>()) << " us, the recorded run "
             << three_digits(f["recorded_run_simulated_time_us"].get<double>()) << " us; "
@@ -465,8 +485,11 @@ Json idle_rank_memory(std::int64_t ranks) {
   layer_kernel.run();
   const long after = resident_bytes();
   const double per_rank = static_cast<double>(after - before) / static_cast<double>(layer->size());
-  return {{"ranks", layer->size()}, {"resident_before_MB", before / 1e6}, {"resident_after_MB", after / 1e6},
-          {"bytes_per_idle_rank", per_rank}, {"blocked_ranks", layer_kernel.live_processes()}};
+  return {{"ranks", layer->size()},
+          {"resident_before_MB", before / 1e6},
+          {"resident_after_MB", after / 1e6},
+          {"bytes_per_idle_rank", per_rank},
+          {"blocked_ranks", layer_kernel.live_processes()}};
 }
 
 void print_bench(const Json& r) {
@@ -477,9 +500,9 @@ void print_bench(const Json& r) {
             << percent_of_a_core(k["core_share"]) << ")\n";
   const auto& m = r["random_4KiB_16x16x16"];
   for (const char* model : kModels) {
-    std::cout << "random 4 KiB on 16x16x16, " << model << " model: "
-              << format_number(m[model]["messages_per_s"].get<double>() / 1e6) << " M messages/s (median of "
-              << m[model]["runs_messages_per_s"].size() << " runs:";
+    std::cout << "random 4 KiB on 16x16x16, " << model
+              << " model: " << format_number(m[model]["messages_per_s"].get<double>() / 1e6)
+              << " M messages/s (median of " << m[model]["runs_messages_per_s"].size() << " runs:";
     const char* separator = " ";
     for (const auto& rate : m[model]["runs_messages_per_s"])
       std::cout << std::exchange(separator, ", ") << three_digits(rate.get<double>() / 1e6);
@@ -495,7 +518,8 @@ void print_bench(const Json& r) {
             << " bytes per idle rank\n";
   std::cout << "dependent load latency by working set:";
   for (const auto& point : r["memory_latency"])
-    std::cout << " " << point["working_set_MiB"] << " MiB " << three_digits(point["ns_per_load"].get<double>()) << " ns;";
+    std::cout << " " << point["working_set_MiB"] << " MiB " << three_digits(point["ns_per_load"].get<double>())
+              << " ns;";
   std::cout << "\n";
   std::cout << "peak resident memory: " << format_number(r["peak_resident_MB"].get<double>()) << " MB\n";
 }
@@ -559,7 +583,11 @@ int command_bench(const Args& args) {
 
 const CommandSpec& bench_command() {
   static const CommandSpec spec{
-      "bench", "", 0, 0, "speed benchmark",
+      "bench",
+      "",
+      0,
+      0,
+      "speed benchmark",
       "Measures speed (the figures of docs/performance.md): kernel events/s, random 4 KiB messages/s on a\n"
       "16x16x16 torus on each network model, bytes per idle rank, memory latency; or, with --simgrid,\n"
       "--nqueens, --fft or --trace, those figures instead.",

@@ -111,8 +111,10 @@ void print_describe(const Json& summary, const Json& route) {
 // Every parameter with its value, citation and source class.
 int describe_provenance(const Args& args, const Machine& m) {
   const auto rows = machine_provenance(machine_json_for_describe(args.operands().front()));
-  if (args.given("--json")) std::cout << provenance_json(rows).dump(2) << "\n";
-  else std::cout << m.name << ": every parameter, its value and source class\n" << provenance_text(rows);
+  if (args.given("--json"))
+    std::cout << provenance_json(rows).dump(2) << "\n";
+  else
+    std::cout << m.name << ": every parameter, its value and source class\n" << provenance_text(rows);
   return 0;
 }
 

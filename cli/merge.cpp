@@ -54,7 +54,8 @@ std::vector<Json> merged_points(const std::vector<ShardOutput>& shards) {
     check_same_run(shards[0], s);
     const std::size_t index = s.results["shard"]["index"].get<std::size_t>();
     if (const auto [it, fresh] = by_index.emplace(index, &s); !fresh)
-      (Where(s.file) / "shard" / "index").fail("shard " + std::to_string(index) + " is given twice (also " + it->second->file + ")");
+      (Where(s.file) / "shard" / "index")
+          .fail("shard " + std::to_string(index) + " is given twice (also " + it->second->file + ")");
     const Json& indices = s.results["shard"]["points"];
     for (std::size_t k = 0; k < indices.size(); ++k) {
       const std::size_t i = indices[k].get<std::size_t>();
@@ -67,7 +68,8 @@ std::vector<Json> merged_points(const std::vector<ShardOutput>& shards) {
   for (std::size_t k = 0; k < count; ++k)
     if (!by_index.count(k)) missing += (missing.empty() ? "" : ", ") + std::to_string(k);
   if (!missing.empty())
-    Where("command line", "merge").fail("expected every shard of " + std::to_string(count) + "; missing shard(s) " + missing);
+    Where("command line", "merge")
+        .fail("expected every shard of " + std::to_string(count) + "; missing shard(s) " + missing);
   for (std::size_t i = 0; i < total; ++i)
     if (points[i].is_null())
       Where("command line", "merge").fail("expected every point of the sweep; no shard has point " + std::to_string(i));
@@ -104,8 +106,8 @@ std::string merged_links(const std::vector<ShardOutput>& shards) {
   return out;
 }
 
-void write_merged_trace(OutputDir& out, const std::vector<ShardOutput>& shards, const std::string& name,
-                        Bytes max_size, std::vector<std::string>& warnings) {
+void write_merged_trace(OutputDir& out, const std::vector<ShardOutput>& shards, const std::string& name, Bytes max_size,
+                        std::vector<std::string>& warnings) {
   std::map<std::size_t, std::string> fragments;
   for (const auto& s : shards) {
     const std::string file = (fs::path(s.dir) / name).string();
@@ -115,7 +117,8 @@ void write_merged_trace(OutputDir& out, const std::vector<ShardOutput>& shards, 
   std::vector<std::size_t> points;
   for (const auto& [point, _] : fragments) points.push_back(point);
   auto writer = out.open(name);
-  write_trace(*writer, points, [&](std::size_t point) { return fragments.at(point); }, max_size, warnings);
+  write_trace(
+      *writer, points, [&](std::size_t point) { return fragments.at(point); }, max_size, warnings);
   writer->close();
 }
 
@@ -128,10 +131,10 @@ int command_merge(const Args& args) {
   const Where spec_where = Where(shards[0].file) / "scenario" / "spec" / "output";
   const Json output_spec = spec.value("output", Json::object());
   const ParamReader output(output_spec, spec_where, kOutputParams);
-  const std::string default_dir = output.text("dir").empty()
-                                      ? "results/" + results["scenario"]["name"].get<std::string>()
-                                      : output.text("dir");
-  OutputDir out(out_option.empty() ? default_dir : out_option, out_option.empty() ? spec_where / "dir" : args.where("--out"));
+  const std::string default_dir =
+      output.text("dir").empty() ? "results/" + results["scenario"]["name"].get<std::string>() : output.text("dir");
+  OutputDir out(out_option.empty() ? default_dir : out_option,
+                out_option.empty() ? spec_where / "dir" : args.where("--out"));
   if (output.boolean("csv"))
     for (const auto& [name, text] : series_csvs(results)) out.write(name, text);
   if (output.boolean("link_stats")) out.write("links.csv", merged_links(shards));
@@ -143,8 +146,8 @@ int command_merge(const Args& args) {
   out.publish();
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   if (!args.given("--quiet"))
-    std::cout << "merged " << shards.size() << " shards (" << results["points"].size() << " points) into "
-              << out.dir() << "/results.json\n";
+    std::cout << "merged " << shards.size() << " shards (" << results["points"].size() << " points) into " << out.dir()
+              << "/results.json\n";
   return 0;
 }
 
@@ -152,7 +155,11 @@ int command_merge(const Args& args) {
 
 const CommandSpec& merge_command() {
   static const CommandSpec spec{
-      "merge", "DIR...", 1, kAnyNumber, "merge the outputs of a run's shards",
+      "merge",
+      "DIR...",
+      1,
+      kAnyNumber,
+      "merge the outputs of a run's shards",
       "Combines the output directories of every shard of a run (torsim run --shard K/N) into the single\n"
       "run's outputs, byte for byte but for the wall-clock figures.",
       {{"--out", "DIR", "the output directory (default: the scenario's output.dir, else results/<scenario name>)"},

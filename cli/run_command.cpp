@@ -25,7 +25,6 @@ struct RunArgs {
   std::string record_mpi;
 };
 
-
 RunArgs run_args(const Args& args) {
   RunArgs o;
   o.sets = args.values("--set");

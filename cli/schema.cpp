@@ -5,8 +5,8 @@
 #include <iostream>
 #include <map>
 
-#include "models/runtime/registry.hpp"
 #include "cli/reference.hpp"
+#include "models/runtime/registry.hpp"
 #include "run/output_files.hpp"
 #include "run/scenario.hpp"
 
@@ -22,10 +22,10 @@ constexpr const char* kDraft = "http://json-schema.org/draft-07/schema#";
 enum class Mode { full, partial };
 
 struct Node {
-  std::vector<const ParamTable*> plain;                              // tables of this object
-  std::string key;                                                   // discriminator of the variants
+  std::vector<const ParamTable*> plain;                             // tables of this object
+  std::string key;                                                  // discriminator of the variants
   std::vector<std::pair<std::string, const ParamTable*>> variants;  // key value -> table
-  std::vector<std::string> children;                                 // nested places (runtimes.*)
+  std::vector<std::string> children;                                // nested places (runtimes.*)
 };
 
 // "machine.topology.dims[i] (torus and mesh)" -> place "machine/topology/dims/[]", no variant;
@@ -68,7 +68,8 @@ class SchemaBuilder {
   SchemaBuilder() {
     for (const ParamTable* table : all_param_tables()) place(*table, parse_section(table->section));
     // A messaging layer's calibration sits in its machine under runtimes.<layer>, with the same keys.
-    for (const auto& layer : rt::messaging_layers()) place(*layer.params, {"machine/runtimes/" + std::string(layer.name), "", ""});
+    for (const auto& layer : rt::messaging_layers())
+      place(*layer.params, {"machine/runtimes/" + std::string(layer.name), "", ""});
     std::vector<std::string> paths;
     for (const auto& [path, _] : nodes_) paths.push_back(path);
     for (const auto& path : paths)
@@ -90,9 +91,11 @@ class SchemaBuilder {
     for (const auto& [path, node] : nodes_) {
       if (path.empty() || path.starts_with("machine/runtimes/")) continue;
       const std::string parent = parent_of(path.ends_with("/[]") ? parent_of(path) : path);
-      const std::string key = (path.ends_with("/[]") ? parent_of(path) : path).substr(parent.empty() ? 0 : parent.size() + 1);
+      const std::string key =
+          (path.ends_with("/[]") ? parent_of(path) : path).substr(parent.empty() ? 0 : parent.size() + 1);
       if (!declares(parent, key))
-        throw std::logic_error("schema: no object parameter '" + key + "' at '" + parent + "' for a table placed at '" + path + "'");
+        throw std::logic_error("schema: no object parameter '" + key + "' at '" + parent + "' for a table placed at '" +
+                               path + "'");
     }
   }
 
@@ -163,7 +166,8 @@ class SchemaBuilder {
   // An object whose keys are places of their own (a machine's runtimes: one per layer).
   Json children_only(const Node& node) const {
     Json properties = Json::object();
-    for (const auto& child : node.children) properties[child.substr(child.rfind('/') + 1)] = object(child, Mode::partial);
+    for (const auto& child : node.children)
+      properties[child.substr(child.rfind('/') + 1)] = object(child, Mode::partial);
     return {{"type", "object"}, {"properties", properties}, {"additionalProperties", {{"type", "object"}}}};
   }
 
@@ -194,15 +198,15 @@ Json quantity(Quantity q, std::string_view bare_unit) {
     units += (units.empty() ? "" : "|") + regex_escape(accepted.substr(start, comma - start));
     start = comma + 2;
   }
-  const std::string pattern = "^ *([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)? *(" + units + ")" +
-                              (bare_unit.empty() ? "" : "?") + " *$";
+  const std::string pattern =
+      "^ *([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)? *(" + units + ")" + (bare_unit.empty() ? "" : "?") + " *$";
   return {{"anyOf", Json::array({{{"type", "string"}, {"pattern", pattern}}, {{"type", "number"}, {"minimum", 0}}})}};
 }
 
 Json range_of(const Json& scalar) {
   Json range{{"type", "object"},
-             {"properties", {{"from", scalar}, {"to", scalar}, {"factor", {{"type", "integer"}, {"minimum", 2}}},
-                             {"step", scalar}}},
+             {"properties",
+              {{"from", scalar}, {"to", scalar}, {"factor", {{"type", "integer"}, {"minimum", 2}}}, {"step", scalar}}},
              {"required", {"from", "to"}},
              {"additionalProperties", false}};
   return range;
@@ -234,26 +238,47 @@ Json choice(const ParamSpec& p) {
 std::string description(const ParamSpec& p) {
   std::string text(p.meaning);
   if (!p.unit.empty()) text += " [" + std::string(p.unit) + "]";
-  if (p.default_value != kRequired && p.default_value != kUnset) text += " (default " + std::string(p.default_value) + ")";
+  if (p.default_value != kRequired && p.default_value != kUnset)
+    text += " (default " + std::string(p.default_value) + ")";
   return text;
 }
 
 Json SchemaBuilder::param(const std::string& path, const ParamSpec& p, Mode mode) const {
   Json schema;
   switch (p.kind) {
-    case ParamKind::integer: schema = bounded("integer", p); break;
-    case ParamKind::number: schema = bounded("number", p); break;
-    case ParamKind::boolean: schema = {{"type", "boolean"}}; break;
-    case ParamKind::text: schema = {{"type", "string"}}; break;
-    case ParamKind::choice: schema = choice(p); break;
+    case ParamKind::integer:
+      schema = bounded("integer", p);
+      break;
+    case ParamKind::number:
+      schema = bounded("number", p);
+      break;
+    case ParamKind::boolean:
+      schema = {{"type", "boolean"}};
+      break;
+    case ParamKind::text:
+      schema = {{"type", "string"}};
+      break;
+    case ParamKind::choice:
+      schema = choice(p);
+      break;
     case ParamKind::size:
     case ParamKind::rate:
-    case ParamKind::time: schema = quantity(quantity_of(p.kind), p.unit); break;
-    case ParamKind::size_list: schema = list_of(quantity(Quantity::size, p.unit), true); break;
-    case ParamKind::integer_list: schema = list_of(bounded("integer", p), true); break;
-    case ParamKind::text_list: schema = list_of({{"type", "string"}}, false); break;
+    case ParamKind::time:
+      schema = quantity(quantity_of(p.kind), p.unit);
+      break;
+    case ParamKind::size_list:
+      schema = list_of(quantity(Quantity::size, p.unit), true);
+      break;
+    case ParamKind::integer_list:
+      schema = list_of(bounded("integer", p), true);
+      break;
+    case ParamKind::text_list:
+      schema = list_of({{"type", "string"}}, false);
+      break;
     case ParamKind::object:
-    case ParamKind::object_list: schema = nested(path, p, mode); break;
+    case ParamKind::object_list:
+      schema = nested(path, p, mode);
+      break;
   }
   schema["description"] = description(p);
   return schema;
@@ -267,7 +292,8 @@ Json SchemaBuilder::nested(const std::string& path, const ParamSpec& p, Mode mod
     const Json item = object(child + "/[]", mode);
     Json list{{"type", "array"}, {"items", item}};
     if (mode == Mode::full) return list;
-    const Json patch{{"type", "object"}, {"patternProperties", {{"^[0-9]+$", object(child + "/[]", Mode::partial)}}},
+    const Json patch{{"type", "object"},
+                     {"patternProperties", {{"^[0-9]+$", object(child + "/[]", Mode::partial)}}},
                      {"additionalProperties", false}};
     return {{"anyOf", Json::array({list, patch})}};
   }
@@ -304,9 +330,11 @@ Json preset_with_overrides() {
 
 // A scenario's machine: a preset name, a preset with overrides, or a whole machine inline.
 Json scenario_machine() {
-  return {{"anyOf", Json::array({{{"type", "string"}, {"enum", preset_enum()}, {"description", "a preset of scenarios/machines/"}},
-                                 preset_with_overrides(),
-                                 {{"$ref", "#/definitions/machine"}}})}};
+  return {
+      {"anyOf",
+       Json::array({{{"type", "string"}, {"enum", preset_enum()}, {"description", "a preset of scenarios/machines/"}},
+                    preset_with_overrides(),
+                    {{"$ref", "#/definitions/machine"}}})}};
 }
 
 }  // namespace
@@ -315,7 +343,8 @@ Json scenario_schema() {
   Json schema = builder().object("", Mode::full);
   schema["$schema"] = kDraft;
   schema["title"] = "torsim scenario";
-  schema["definitions"] = {{"machine", builder().object("machine", Mode::full)}, {"scenario_machine", scenario_machine()}};
+  schema["definitions"] = {{"machine", builder().object("machine", Mode::full)},
+                           {"scenario_machine", scenario_machine()}};
   return schema;
 }
 
@@ -343,10 +372,15 @@ int command_schema(const Args& args) {
 
 const CommandSpec& schema_command() {
   static const CommandSpec spec{
-      "schema", "", 0, 0, "print the JSON Schema of scenario files",
+      "schema",
+      "",
+      0,
+      0,
+      "print the JSON Schema of scenario files",
       "Prints the JSON Schema (draft-07) of scenario files, or of machine presets, for editors and validators;\n"
       "generated from the tables that parse them (docs/schema/).",
-      {{"--machine", "", "the schema of machine presets instead"}, {"--out", "FILE", "write it to FILE instead of the standard output"}},
+      {{"--machine", "", "the schema of machine presets instead"},
+       {"--out", "FILE", "write it to FILE instead of the standard output"}},
       command_schema};
   return spec;
 }

@@ -137,7 +137,11 @@ int command_validate(const Args& args) {
 
 const CommandSpec& validate_command() {
   static const CommandSpec spec{
-      "validate", "", 0, 0, "compare with the papers' claims",
+      "validate",
+      "",
+      0,
+      0,
+      "compare with the papers' claims",
       "Runs the scenarios of the registered claims, prints claim | paper | simulated | tolerance | robust | status\n"
       "and writes the report: a full run into docs/validation/; with --only, --quick or --set into\n"
       "results/validation/ unless --report says where. A full-scale run computes each claim's robustness:\n"

@@ -22,7 +22,8 @@ constexpr ParamSpec kMachineSpecs[] = {
      "the GPUs of every node and the host's calls to them; see the machine.gpu section", "-"},
     {"compute", ParamKind::object, "{}", "", "", "",
      "calibrated compute costs of application kernels on this machine's cores, by name (e.g. "
-     "\"nqueens_node\": \"12ns\"); workloads read theirs here, so one parameter set serves every scenario", "-"},
+     "\"nqueens_node\": \"12ns\"); workloads read theirs here, so one parameter set serves every scenario",
+     "-"},
     {"runtimes", ParamKind::object, "{}", "", "", "",
      "calibrated parameters of each messaging layer the machine offers, by layer name", "-"},
     {"sources", ParamKind::object, "{}", "", "", "",
@@ -32,11 +33,11 @@ constexpr ParamSpec kMachineSpecs[] = {
 constexpr ParamSpec kNodeSpecs[] = {
     {"cores", ParamKind::integer, kRequired, "", "1", "4096", "cores per node available to ranks", "preset"},
     {"threads_per_core", ParamKind::integer, "1", "", "1", "64",
-     "hardware threads per core: a node takes up to cores x threads_per_core ranks, spread over its cores",
-     "preset"},
+     "hardware threads per core: a node takes up to cores x threads_per_core ranks, spread over its cores", "preset"},
     {"full_speed_threads", ParamKind::integer, "1", "", "1", "64",
      "threads one core runs each at full single-thread speed; with more ranks on a core, each rank's software "
-     "costs stretch by (ranks on the core) / this", "preset"},
+     "costs stretch by (ranks on the core) / this",
+     "preset"},
     {"injection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
      "NIC injection bandwidth per node, wire bytes per second", "preset"},
     {"ejection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
@@ -45,16 +46,15 @@ constexpr ParamSpec kNodeSpecs[] = {
      "fixed NIC latency per message, before its head enters the network", "preset"},
     {"memcpy_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
      "memory-copy bandwidth of the intra-node path (one copy engine per node)", "preset"},
-    {"memcpy_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms", "fixed latency of an intra-node transfer",
-     "preset"},
+    {"memcpy_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms", "fixed latency of an intra-node transfer", "preset"},
     {"modes", ParamKind::object, "{}", "", "", "",
      "named node modes and the processes per node each runs (Blue Gene/P: {\"SMP\": 1, \"DUAL\": 2, \"VN\": 4}); "
-     "a placement may name one", "preset"},
+     "a placement may name one",
+     "preset"},
 };
 
 constexpr ParamSpec kPacketSpecs[] = {
-    {"payload", ParamKind::size, kRequired, "B", "1B", "64KiB", "maximum payload bytes per network packet",
-     "preset"},
+    {"payload", ParamKind::size, kRequired, "B", "1B", "64KiB", "maximum payload bytes per network packet", "preset"},
     {"header", ParamKind::size, "0B", "B", "0B", "4KiB",
      "wire bytes added to every packet (headers, trailers, protocol responses)", "preset"},
     {"chunk", ParamKind::size, "1B", "B", "1B", "4KiB",
@@ -67,10 +67,12 @@ constexpr ParamSpec kRouterSpecs[] = {
      "preset"},
     {"injection_buffer", ParamKind::size, "0B", "B", "0B", "16MiB",
      "the router's input buffer for each node's injection port, in wire bytes; the NIC stops injecting when it "
-     "is full; 0 = unbounded", "preset"},
+     "is full; 0 = unbounded",
+     "preset"},
     {"injection_fifos", ParamKind::integer, "1", "", "1", "16",
      "injection buffers per node, each of injection_buffer: a message goes to the one of the direction of its "
-     "first hop (directions modulo this count), so it waits only behind messages of that FIFO", "preset"},
+     "first hop (directions modulo this count), so it waits only behind messages of that FIFO",
+     "preset"},
     {"virtual_channels", ParamKind::integer, "2", "", "1", "16",
      "virtual channels per network port (the dateline needs 2 on a torus, bubble flow control 1; minimal adaptive "
      "routing adaptive_channels more)",
@@ -79,10 +81,10 @@ constexpr ParamSpec kRouterSpecs[] = {
      "dateline: a packet moves to the second virtual channel of a ring once it crosses the ring's wrap-around "
      "link; bubble: one channel, and a packet entering a ring (injected, or turning from another dimension or "
      "channel) needs room for itself and one more packet; none: one channel (wrap-around rings can deadlock; "
-     "for experiments)", "preset", "dateline|bubble|none"},
+     "for experiments)",
+     "preset", "dateline|bubble|none"},
     {"adaptive_channels", ParamKind::integer, "1", "", "1", "8",
-     "minimal adaptive routing: virtual channels any productive link may take, besides the escape channels",
-     "preset"},
+     "minimal adaptive routing: virtual channels any productive link may take, besides the escape channels", "preset"},
 };
 
 // Compute costs are read by name by the model that needs them; each is declared here so that a
@@ -138,8 +140,8 @@ NodeParams parse_node(const ParamReader& r) {
   n.modes = r.nested("modes");
   for (const auto& [mode, ranks] : n.modes.items())
     if (!ranks.is_number_integer() || ranks.get<std::int64_t>() < 1 || ranks.get<std::int64_t>() > n.cores)
-      (r.where("modes") / mode).fail("expected a number of processes per node from 1 to the node's cores, got " +
-                                     preview(ranks));
+      (r.where("modes") / mode)
+          .fail("expected a number of processes per node from 1 to the node's cores, got " + preview(ranks));
   return n;
 }
 
@@ -175,8 +177,8 @@ void check_sources(const Json& sources, const Where& where) {
 
 Time Machine::compute_cost(const std::string& key, const Where& needed_by) const {
   if (!compute.contains(key))
-    needed_by.fail("the workload needs the compute cost '" + key + "' of machine '" + name +
-                   "' (machine.compute." + key + "), which the machine does not define");
+    needed_by.fail("the workload needs the compute cost '" + key + "' of machine '" + name + "' (machine.compute." +
+                   key + "), which the machine does not define");
   return ParamReader(compute, where / "compute", kComputeParams).time(key);
 }
 

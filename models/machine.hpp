@@ -13,8 +13,8 @@ namespace torsim {
 
 struct NodeParams {
   int cores = 1;
-  int threads_per_core = 1;   // hardware threads: ranks per node may reach cores x threads
-  int full_speed_threads = 1; // threads a core runs each at full single-thread speed
+  int threads_per_core = 1;    // hardware threads: ranks per node may reach cores x threads
+  int full_speed_threads = 1;  // threads a core runs each at full single-thread speed
   Rate injection_bandwidth = 0;
   Rate ejection_bandwidth = 0;
   Time nic_latency = 0;  // once per message, before the head enters the injection link
@@ -59,9 +59,9 @@ struct Machine {
   PacketFormat packet;
   RouterParams router;
   std::unique_ptr<topo::Topology> topology;
-  Json nic;       // the NIC model and its parameters ({} if the machine has no NIC model)
-  Json gpu;       // the nodes' GPUs ({} if the machine has none), parsed by models/gpu
-  Json compute;   // application kernels' compute costs on this machine, by name
+  Json nic;      // the NIC model and its parameters ({} if the machine has no NIC model)
+  Json gpu;      // the nodes' GPUs ({} if the machine has none), parsed by models/gpu
+  Json compute;  // application kernels' compute costs on this machine, by name
   /// A named compute cost from "compute"; an error naming the machine when it has none.
   Time compute_cost(const std::string& name, const Where& needed_by) const;
   Json runtimes;  // per messaging layer: its calibrated parameters, parsed by the layer

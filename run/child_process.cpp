@@ -102,7 +102,8 @@ Json ChildProcess::result() {
   if (!reply_.empty() && reply_[0] == 'R') return Json::parse(reply_.substr(1));
   if (!reply_.empty() && reply_[0] == 'I') {
     const Json e = Json::parse(reply_.substr(1));
-    throw InputError(e.at("file").get<std::string>(), e.at("path").get<std::string>(), e.at("message").get<std::string>());
+    throw InputError(e.at("file").get<std::string>(), e.at("path").get<std::string>(),
+                     e.at("message").get<std::string>());
   }
   if (!reply_.empty() && reply_[0] == 'E') throw std::runtime_error(reply_.substr(1));
   throw std::runtime_error(what_ + "'s child process died (status " + std::to_string(status) + ")");

@@ -4,10 +4,10 @@
 // points run in parallel (torsim run --jobs).
 #pragma once
 
+#include <sys/types.h>
 #include <functional>
 #include <memory>
 #include <string>
-#include <sys/types.h>
 
 #include <nlohmann/json.hpp>
 

@@ -81,7 +81,8 @@ void SeriesCsv::add(const Json& point, const std::function<void(const std::strin
     if (started_.insert(name).second) {
       for (const auto& [key, _] : point.at("sweep").items()) text += csv_field(key) + ",";
       const auto& columns = series.at("columns");
-      for (std::size_t c = 0; c < columns.size(); ++c) text += (c ? "," : "") + csv_field(columns[c].get<std::string>());
+      for (std::size_t c = 0; c < columns.size(); ++c)
+        text += (c ? "," : "") + csv_field(columns[c].get<std::string>());
       text += "\n";
     }
     std::string sweep;
@@ -128,13 +129,15 @@ std::string short_number(const Json& v) {
   return s.str();
 }
 
-void print_table(std::ostream& out, const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+void print_table(std::ostream& out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
   auto line = [&](const std::vector<std::string>& cells) {
-    for (std::size_t c = 0; c < cells.size(); ++c) out << (c ? "  " : "  ") << std::setw(static_cast<int>(width[c])) << cells[c];
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      out << (c ? "  " : "  ") << std::setw(static_cast<int>(width[c])) << cells[c];
     out << "\n";
   };
   line(header);
@@ -150,9 +153,11 @@ void print_summary(std::ostream& out, const Json& results) {
   for (const auto& point : results["points"]) {
     std::string sweep;
     for (const auto& [k, v] : point["sweep"].items()) sweep += " " + k + "=" + csv_cell(v);
-    out << "\n" << (sweep.empty() ? "result" : "point" + sweep) << "  (" << point["job"]["ranks"] << " ranks, "
-        << point["job"]["messaging_layer"].get<std::string>() << " over " << point["job"]["network_model"].get<std::string>()
-        << ", simulated " << short_number(point["simulated_time_us"]) << " us)\n";
+    out << "\n"
+        << (sweep.empty() ? "result" : "point" + sweep) << "  (" << point["job"]["ranks"] << " ranks, "
+        << point["job"]["messaging_layer"].get<std::string>() << " over "
+        << point["job"]["network_model"].get<std::string>() << ", simulated "
+        << short_number(point["simulated_time_us"]) << " us)\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& [k, v] : point["metrics"].items()) rows.push_back({k, short_number(v)});
     print_table(out, {"metric", "value"}, rows);
@@ -166,7 +171,8 @@ void print_summary(std::ostream& out, const Json& results) {
         if (cells.size() == 40) break;
       }
       print_table(out, series["columns"].get<std::vector<std::string>>(), cells);
-      if (series["rows"].size() > 40) out << "  ... " << series["rows"].size() - 40 << " more rows in " << name << ".csv\n";
+      if (series["rows"].size() > 40)
+        out << "  ... " << series["rows"].size() - 40 << " more rows in " << name << ".csv\n";
     }
   }
   const std::size_t count = results.value("point_count", results["points"].size());

@@ -73,9 +73,7 @@ void FileWriter::close() {
   if (::close(fd) != 0) fail("cannot write");
 }
 
-void FileWriter::fail(const std::string& what) const {
-  where_.fail(what + " " + path_ + ": " + system_reason(errno));
-}
+void FileWriter::fail(const std::string& what) const { where_.fail(what + " " + path_ + ": " + system_reason(errno)); }
 
 // --- the output directory ---------------------------------------------------------------------
 
@@ -140,8 +138,8 @@ void OutputDir::stage() {
   }
   remove_abandoned_staging(staging_);
   if (!fs::create_directory(staging_, ec) || ec)
-    where_.fail("cannot create a directory beside " + dir_ + " (" + staging_ + "): " +
-                (ec ? ec.message() : "it exists"));
+    where_.fail("cannot create a directory beside " + dir_ + " (" + staging_ +
+                "): " + (ec ? ec.message() : "it exists"));
   guards_.push_back(std::make_unique<RemoveOnSignal>(staging_, true));
   if (fs::exists(dir_, ec) && ::access(dir_.c_str(), W_OK) != 0)
     where_.fail("cannot write into " + dir_ + ": " + system_reason(errno));
@@ -217,7 +215,8 @@ void OutputDir::publish() {
       if (ec) break;
     }
     for (const auto& name : earlier)
-      if (!ec && std::find(staged_.begin(), staged_.end(), name) == staged_.end()) fs::remove(fs::path(dir_) / name, ec);
+      if (!ec && std::find(staged_.begin(), staged_.end(), name) == staged_.end())
+        fs::remove(fs::path(dir_) / name, ec);
     if (!ec) fs::remove(staging_, ec);
   }
   if (ec) where_.fail("cannot move the results into " + dir_ + ": " + ec.message());

@@ -1,7 +1,7 @@
 #include "run/progress.hpp"
 
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 
 #include "sim/config/units.hpp"
 

@@ -88,7 +88,8 @@ std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
     auto sim = build_point(plan.scenario, point);
     if (i == 0) {
       run.machine = machine_summary(sim->machine());
-      run.first = std::make_unique<Machine>(parse_machine(point.doc.at("machine"), Where(plan.scenario.file()) / "machine"));
+      run.first =
+          std::make_unique<Machine>(parse_machine(point.doc.at("machine"), Where(plan.scenario.file()) / "machine"));
     }
     if (plan.traced(i) && plan.options.shard.contains(i)) check_trace(plan.scenario, *plan.options.trace, *sim);
     if (plan.count == 1) only = std::move(sim);

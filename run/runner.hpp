@@ -36,10 +36,10 @@ struct RunOptions {
 };
 
 struct ScenarioRun {
-  std::vector<std::size_t> indices;    // the points run (the shard's), in index order
-  std::size_t total_points = 0;        // in the whole sweep
-  Json machine;                        // summary of the first point's machine
-  std::unique_ptr<Machine> first;      // the first point's machine (for links.csv)
+  std::vector<std::size_t> indices;  // the points run (the shard's), in index order
+  std::size_t total_points = 0;      // in the whole sweep
+  Json machine;                      // summary of the first point's machine
+  std::unique_ptr<Machine> first;    // the first point's machine (for links.csv)
   double wall_seconds = 0;
   std::unique_ptr<TraceFragments> trace;  // the traced points' fragments, when tracing
 };

@@ -18,26 +18,24 @@ constexpr ParamSpec kSpecs[] = {
     {"description", ParamKind::text, "", "", "", "", "what the scenario measures and why", "-"},
     {"machine", ParamKind::object, kRequired, "", "", "",
      "a preset name (\"hopper\"), {\"preset\": name, ...overrides}, or an inline machine object", "-"},
-    {"network", ParamKind::object, "{}", "", "", "", "network model and its options; default the packet model",
-     "-"},
+    {"network", ParamKind::object, "{}", "", "", "", "network model and its options; default the packet model", "-"},
     {"runtime", ParamKind::object, "{}", "", "", "",
      "messaging layer ({\"layer\": name, ...overrides of the machine's calibration}); default raw", "-"},
     {"placement", ParamKind::object, "{}", "", "", "", "nodes allocated and ranks per node", "-"},
     {"workload", ParamKind::object, kRequired, "", "", "", "what the ranks run: {\"name\": ..., parameters}", "-"},
     {"sweep", ParamKind::object, "{}", "", "", "",
      "dotted path (under machine, network, runtime, placement or workload, or seed) -> list of values; every "
-     "combination runs as its own simulation", "-"},
+     "combination runs as its own simulation",
+     "-"},
     {"seed", ParamKind::integer, "1", "", "0", "", "seed of every random stream in the run", "-"},
     {"output", ParamKind::object, "{}", "", "", "", "where and what to write", "-"},
 };
 constexpr ParamSpec kOutputSpecs[] = {
-    {"dir", ParamKind::text, "", "", "", "", "output directory (default results/<scenario name>; --out wins)",
-     "-"},
+    {"dir", ParamKind::text, "", "", "", "", "output directory (default results/<scenario name>; --out wins)", "-"},
     {"csv", ParamKind::boolean, "true", "", "", "", "write one CSV per series", "-"},
     {"link_stats", ParamKind::boolean, "false", "", "", "", "write links.csv with every link's busy time", "-"},
     {"trace", ParamKind::object, "{}", "", "", "",
-     "write a trace for ui.perfetto.dev: {} for the defaults, or options (see output.trace); absent: no trace",
-     "-"},
+     "write a trace for ui.perfetto.dev: {} for the defaults, or options (see output.trace); absent: no trace", "-"},
 };
 }  // namespace
 
@@ -106,8 +104,8 @@ namespace {
 // The name names the default output directory (results/NAME): one path component.
 std::string checked_name(const std::string& name, const Where& where) {
   if (name.find_first_of("/\\") != std::string::npos || name == "." || name == "..")
-    where.fail("expected a name without path separators (it names the output directory results/NAME), got \"" +
-                          name + "\"");
+    where.fail("expected a name without path separators (it names the output directory results/NAME), got \"" + name +
+               "\"");
   return name;
 }
 
@@ -256,7 +254,8 @@ void Scenario::reraise(const InputError& error) const {
   if (error.file() != file_) throw error;
   const std::string& path = error.path();
   // A value given by --set: say so.
-  if (!command_line_.empty() && !path.empty() && given_by(command_line_, path)) throw InputError("command line (--set)", path, error.message());
+  if (!command_line_.empty() && !path.empty() && given_by(command_line_, path))
+    throw InputError("command line (--set)", path, error.message());
   const std::string machine_prefix = "/machine";
   if (!preset_.layers.empty() && path.rfind(machine_prefix, 0) == 0) {
     const std::string relative = path.substr(machine_prefix.size());

@@ -26,8 +26,8 @@ inline constexpr std::size_t kMaxSweepPoints = 100000;
 /// A machine preset with what it derives from: a preset may name a base preset
 /// ("preset": "bgq-midplane") and override parts of it, as a scenario does.
 struct ExpandedPreset {
-  Json machine;                                       // the merged machine object
-  std::vector<std::pair<std::string, Json>> layers;   // file and what it gives, the named preset first
+  Json machine;                                      // the merged machine object
+  std::vector<std::pair<std::string, Json>> layers;  // file and what it gives, the named preset first
   /// The file that gave the value at `pointer` (relative to the machine object).
   const std::string& file_of(const std::string& pointer) const;
 };
@@ -80,8 +80,8 @@ class Scenario {
   std::string file_;
   std::string name_;
   Json doc_;
-  Json machine_overrides_;   // what the scenario overrode in its preset
-  ExpandedPreset preset_;    // no layers when the machine is inline
+  Json machine_overrides_;  // what the scenario overrode in its preset
+  ExpandedPreset preset_;   // no layers when the machine is inline
   Json command_line_ = Json::object();
   std::vector<std::string> machine_assignments_;  // --set machine.x=...: applied to swept machines too
 };

@@ -59,8 +59,8 @@ void Simulation::record_mpi(replay::TiSink& sink, const std::string& index_name,
     where.fail("a recording writes computation in flops at the machine's rate, machine.compute.flop, which machine '" +
                machine_.name + "' does not define");
   const double flop_time = static_cast<double>(machine_.compute_cost("flop", where));
-  mpi_writer_ = std::make_unique<replay::TiWriter>(sink, index_name, job_->size(), replay::TiWriter::Layout::per_rank,
-                                                   where);
+  mpi_writer_ =
+      std::make_unique<replay::TiWriter>(sink, index_name, job_->size(), replay::TiWriter::Layout::per_rank, where);
   mpi_recorder_ = std::make_unique<replay::MpiRecorder>(*mpi_writer_, job_->size(), flop_time, where);
   layer_->set_observer(mpi_recorder_.get());
 }
@@ -78,9 +78,15 @@ Json point_result_json(const PointResult& r) {
     one["name"] = s.name;
     series.push_back(std::move(one));
   }
-  return {{"metrics", r.output.metrics}, {"series", series},        {"counters", r.counters},
-          {"job", r.job},                {"simulated_time", r.simulated_time}, {"events", r.events},
-          {"blocked_processes", r.blocked_processes}, {"link_busy", r.link_busy}, {"trace", r.trace}};
+  return {{"metrics", r.output.metrics},
+          {"series", series},
+          {"counters", r.counters},
+          {"job", r.job},
+          {"simulated_time", r.simulated_time},
+          {"events", r.events},
+          {"blocked_processes", r.blocked_processes},
+          {"link_busy", r.link_busy},
+          {"trace", r.trace}};
 }
 
 PointResult point_result_from_json(const Json& j) {
@@ -114,13 +120,17 @@ Json utilisation(const topo::Topology& t, const std::vector<Time>& busy, Time el
   std::int64_t count = 0, busiest = -1;
   for (topo::LinkId l = 0; l < t.link_count(); ++l) {
     if (t.link(l).kind != kind) continue;
-    const double u = elapsed > 0 ? static_cast<double>(busy[static_cast<std::size_t>(l)]) / static_cast<double>(elapsed) : 0;
+    const double u =
+        elapsed > 0 ? static_cast<double>(busy[static_cast<std::size_t>(l)]) / static_cast<double>(elapsed) : 0;
     if (u > max) busiest = l;
     max = std::max(max, u);
     sum += u;
     ++count;
   }
-  return {{"links", count}, {"max", max}, {"mean", count ? sum / static_cast<double>(count) : 0.0}, {"busiest_link", busiest}};
+  return {{"links", count},
+          {"max", max},
+          {"mean", count ? sum / static_cast<double>(count) : 0.0},
+          {"busiest_link", busiest}};
 }
 
 // Where the ranks' core time went: each use's total over all ranks, and the rest of ranks x

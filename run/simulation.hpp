@@ -8,8 +8,8 @@
 #include "models/apps/replay/recorder.hpp"
 #include "models/apps/workload.hpp"
 #include "models/runtime/registry.hpp"
-#include "sim/config/results.hpp"
 #include "run/trace.hpp"
+#include "sim/config/results.hpp"
 
 namespace torsim {
 

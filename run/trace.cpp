@@ -19,8 +19,7 @@ constexpr ParamSpec kSpecs[] = {
      "trace file, relative to the output directory (--trace FILE names one relative to the current directory)", "-"},
     {"ranks", ParamKind::integer_list, kUnset, "", "0", "",
      "ranks traced: a list, or {\"from\", \"to\", \"step\"}; default every rank", "-"},
-    {"points", ParamKind::integer_list, kUnset, "", "0", "", "sweep points traced, by index; default every point",
-     "-"},
+    {"points", ParamKind::integer_list, kUnset, "", "0", "", "sweep points traced, by index; default every point", "-"},
     {"links", ParamKind::integer_list, "[]", "", "0", "",
      "links given a utilisation counter of their own (ids as in links.csv and `torsim describe --route`)", "-"},
     {"from", ParamKind::time, "0ns", "ns", "0ns", "", "start of the traced window of simulated time", "-"},
@@ -48,9 +47,12 @@ std::string microseconds_text(Time t) {
 
 const char* kind_name(topo::LinkKind kind) {
   switch (kind) {
-    case topo::LinkKind::network: return "network";
-    case topo::LinkKind::injection: return "injection";
-    case topo::LinkKind::ejection: return "ejection";
+    case topo::LinkKind::network:
+      return "network";
+    case topo::LinkKind::injection:
+      return "injection";
+    case topo::LinkKind::ejection:
+      return "ejection";
   }
   return "?";
 }
@@ -166,9 +168,7 @@ class BusyBins {
   std::size_t bins_until(Time end) const {
     return end <= origin_ ? 0 : static_cast<std::size_t>((end - origin_ + width_ - 1) / width_);
   }
-  Time busy(std::size_t track, std::size_t bin) const {
-    return bin < busy_[track].size() ? busy_[track][bin] : 0;
-  }
+  Time busy(std::size_t track, std::size_t bin) const { return bin < busy_[track].size() ? busy_[track][bin] : 0; }
 
  private:
   void widen() {
@@ -287,9 +287,10 @@ class TraceRecorder::Impl {
     start = std::max(start, s_.from);
     end = std::min(end, s_.to);
     if (end <= start || stopped_at_) return;
-    std::string text = "{\"pid\":" + pid_ + ",\"tid\":" + std::to_string(tid) + ",\"ph\":\"X\",\"ts\":" +
-                       microseconds_text(start) + ",\"dur\":" + microseconds_text(end - start) + ",\"name\":\"" +
-                       std::string(name) + "\",\"cat\":\"" + std::string(category) + "\"}";
+    std::string text = "{\"pid\":" + pid_ + ",\"tid\":" + std::to_string(tid) +
+                       ",\"ph\":\"X\",\"ts\":" + microseconds_text(start) +
+                       ",\"dur\":" + microseconds_text(end - start) + ",\"name\":\"" + std::string(name) +
+                       "\",\"cat\":\"" + std::string(category) + "\"}";
     if (out_.bytes() + kSeparator.size() + text.size() > static_cast<std::uint64_t>(s_.max_size)) {
       stopped_at_ = start;
       line("{\"pid\":" + pid_ + ",\"ph\":\"i\",\"s\":\"p\",\"ts\":" + microseconds_text(start) +
@@ -392,8 +393,10 @@ std::vector<std::pair<std::size_t, std::string>> trace_fragments(const std::stri
     if (line.compare(0, kLinePrefix.size(), kLinePrefix) != 0 ||
         std::sscanf(line.c_str() + kLinePrefix.size(), "%zu", &pid) != 1 || pid == 0)
       where.fail("expected a trace written by torsim run (an event without its point first)");
-    if (fragments.empty() || fragments.back().first != pid - 1) fragments.push_back({pid - 1, ""});
-    else fragments.back().second += kSeparator;
+    if (fragments.empty() || fragments.back().first != pid - 1)
+      fragments.push_back({pid - 1, ""});
+    else
+      fragments.back().second += kSeparator;
     fragments.back().second += line;
   }
   return fragments;

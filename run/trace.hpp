@@ -31,7 +31,7 @@ struct TraceSettings {
   bool file_from_command_line = false;
   std::optional<std::vector<std::int64_t>> ranks;   // unset: every rank
   std::optional<std::vector<std::int64_t>> points;  // unset: every sweep point
-  std::vector<std::int64_t> links;                   // links with a counter track of their own
+  std::vector<std::int64_t> links;                  // links with a counter track of their own
   Time from = 0;
   Time to = kNever;
   Bytes max_size = 0;

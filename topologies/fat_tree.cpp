@@ -13,20 +13,22 @@ namespace {
 
 constexpr ParamSpec kSpecs[] = {
     {"type", ParamKind::text, kRequired, "", "", "", "fat_tree", "-"},
-    {"levels", ParamKind::object_list, kUnset, "", "", "", "switch levels, leaves first, two or three; see "
-     "topology.levels. Instead of leaves, nodes_per_leaf, oversubscription and spines", "-"},
+    {"levels", ParamKind::object_list, kUnset, "", "", "",
+     "switch levels, leaves first, two or three; see "
+     "topology.levels. Instead of leaves, nodes_per_leaf, oversubscription and spines",
+     "-"},
     {"leaves", ParamKind::integer, kUnset, "", "1", "4096", "leaf switches per rail (a two-level tree)", "preset"},
     {"nodes_per_leaf", ParamKind::integer, kUnset, "", "1", "1024", "nodes attached to each leaf (a two-level tree)",
      "preset"},
     {"oversubscription", ParamKind::number, "1", "", "1", "64",
-     "nodes per leaf over uplinks per leaf; each leaf has ceil(nodes_per_leaf / oversubscription) uplinks",
-     "preset"},
+     "nodes per leaf over uplinks per leaf; each leaf has ceil(nodes_per_leaf / oversubscription) uplinks", "preset"},
     {"spines", ParamKind::integer, kUnset, "", "1", "4096",
      "spine switches per rail (default: one per uplink of a leaf); a leaf's uplinks are spread evenly over them",
      "preset"},
     {"switch_ports", ParamKind::integer, kUnset, "", "2", "1024",
      "ports of the crossbar every switch is built from; when given, each switch's ports in use are checked "
-     "against it", "[C] 36 for InfiniBand QDR and FDR switch ASICs (vendor switch descriptions)"},
+     "against it",
+     "[C] 36 for InfiniBand QDR and FDR switch ASICs (vendor switch descriptions)"},
     {"rails", ParamKind::integer, "1", "", "1", "2", "independent copies of the fabric; a node has an HCA on each",
      "preset"},
     {"link_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
@@ -35,13 +37,16 @@ constexpr ParamSpec kSpecs[] = {
     {"routing", ParamKind::choice, "dmodk", "", "", "",
      "dmodk: up port by destination modulo the up ports (OpenSM ftree's aim); minhop: OpenSM's default, minimal "
      "ports balanced by destinations already assigned, in LID order; random: a random minimal port per switch and "
-     "destination; adaptive: per packet the least loaded minimal port", "preset", "dmodk|minhop|random|adaptive"},
+     "destination; adaptive: per packet the least loaded minimal port",
+     "preset", "dmodk|minhop|random|adaptive"},
     {"lid_order", ParamKind::choice, "random", "", "", "",
      "order in which minhop takes the destinations: random (LIDs as a first sweep assigns them, in port GUID "
      "order, which has nothing to do with where nodes sit) or node (LIDs follow the node ids)",
      "assumption: OpenSM's LID manager assigns LIDs in port GUID order", "node|random"},
-    {"routing_seed", ParamKind::integer, "1", "", "0", "", "draws of random routing and of minhop's random LID "
-     "order: the fabric's own, not the scenario's seed", "-"},
+    {"routing_seed", ParamKind::integer, "1", "", "0", "",
+     "draws of random routing and of minhop's random LID "
+     "order: the fabric's own, not the scenario's seed",
+     "-"},
 };
 constexpr ParamSpec kLevelSpecs[] = {
     {"children", ParamKind::integer, kRequired, "", "1", "1024",
@@ -78,7 +83,8 @@ FatTree::FatTree(const FatTreeShape& shape, const NodeLinks& node_links) : shape
   W_.assign(static_cast<std::size_t>(h) + 1, 1);
   for (int l = 1; l <= h; ++l) {
     M_[static_cast<std::size_t>(l)] = M_[static_cast<std::size_t>(l) - 1] * m_[static_cast<std::size_t>(l)];
-    W_[static_cast<std::size_t>(l)] = W_[static_cast<std::size_t>(l) - 1] * (l > 1 ? w_[static_cast<std::size_t>(l)] : 1);
+    W_[static_cast<std::size_t>(l)] =
+        W_[static_cast<std::size_t>(l) - 1] * (l > 1 ? w_[static_cast<std::size_t>(l)] : 1);
   }
   const auto nodes = static_cast<std::int32_t>(M_[static_cast<std::size_t>(h)]);
   switches_.assign(static_cast<std::size_t>(h) + 1, 0);
@@ -110,7 +116,8 @@ void FatTree::add_rail_links(int rail) {
     for (int index = 0; index < switches_[at]; ++index)
       for (int q = 0; q < up_ports(l); ++q) {
         const int b = q % w_[at + 1];
-        const Switch parent{l + 1, static_cast<int>(index / W_[at] / m_[at + 1] * W_[at + 1] + index % W_[at] + W_[at] * b)};
+        const Switch parent{l + 1,
+                            static_cast<int>(index / W_[at] / m_[at + 1] * W_[at + 1] + index % W_[at] + W_[at] * b)};
         add_link({router(rail, {l, index}), router(rail, parent), shape_.bandwidth, shape_.latency, LinkKind::network,
                   static_cast<std::int16_t>(l), +1, lane});
       }
@@ -169,7 +176,8 @@ FatTree::Candidates FatTree::minimal_ports(Switch s, NodeId n) const {
 int FatTree::route_port(int rail, Switch s, NodeId n) const {
   if (tables_.empty()) return dmodk_port(s, n);
   const auto row = static_cast<std::size_t>(first_[static_cast<std::size_t>(s.level)] + s.index);
-  return tables_[static_cast<std::size_t>(rail)][row * static_cast<std::size_t>(node_count_) + static_cast<std::size_t>(n)];
+  return tables_[static_cast<std::size_t>(rail)]
+                [row * static_cast<std::size_t>(node_count_) + static_cast<std::size_t>(n)];
 }
 
 void FatTree::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
@@ -199,7 +207,8 @@ void FatTree::next_hops(RouterId at, RouterId dst, std::vector<LinkId>& out) con
   if (target.level != 1) throw std::logic_error("fat tree: next_hops leads to leaf switches only");
   const Switch here = switch_of(at);
   const NodeId first_node = target.index * m_[1];
-  if (shape_.routing != FatTreeRouting::adaptive) return out.push_back(port_link(rail, here, route_port(rail, here, first_node)));
+  if (shape_.routing != FatTreeRouting::adaptive)
+    return out.push_back(port_link(rail, here, route_port(rail, here, first_node)));
   const Candidates ports = minimal_ports(here, first_node);
   for (int k = 0; k < ports.count; ++k) out.push_back(port_link(rail, here, ports.first + k));
 }
@@ -207,8 +216,8 @@ void FatTree::next_hops(RouterId at, RouterId dst, std::vector<LinkId>& out) con
 // minhop and random fill one table per rail.
 void FatTree::build_tables() {
   if (shape_.routing != FatTreeRouting::minhop && shape_.routing != FatTreeRouting::random) return;
-  tables_.assign(static_cast<std::size_t>(rails_),
-                 std::vector<std::uint16_t>(static_cast<std::size_t>(per_rail_) * static_cast<std::size_t>(node_count_)));
+  tables_.assign(static_cast<std::size_t>(rails_), std::vector<std::uint16_t>(static_cast<std::size_t>(per_rail_) *
+                                                                              static_cast<std::size_t>(node_count_)));
   for (int rail = 0; rail < rails_; ++rail) fill_table(rail);
 }
 
@@ -219,10 +228,12 @@ void FatTree::fill_table(int rail) {
   const auto nodes = static_cast<std::size_t>(node_count_);
   std::vector<NodeId> order(nodes);
   std::iota(order.begin(), order.end(), 0);
-  if (minhop && shape_.random_lid_order) Rng(shape_.routing_seed, 1000 + static_cast<std::uint64_t>(rail)).shuffle(order);
+  if (minhop && shape_.random_lid_order)
+    Rng(shape_.routing_seed, 1000 + static_cast<std::uint64_t>(rail)).shuffle(order);
   std::vector<std::size_t> first_port(static_cast<std::size_t>(per_rail_) + 1, 0);
   for (RouterId local = 0; local < per_rail_; ++local)
-    first_port[static_cast<std::size_t>(local) + 1] = first_port[static_cast<std::size_t>(local)] + static_cast<std::size_t>(ports(switch_of(local).level));
+    first_port[static_cast<std::size_t>(local) + 1] =
+        first_port[static_cast<std::size_t>(local)] + static_cast<std::size_t>(ports(switch_of(local).level));
   std::vector<std::int64_t> assigned(first_port.back(), 0);  // per port: destinations routed through it
   Rng draws(shape_.routing_seed, static_cast<std::uint64_t>(rail));
   auto& table = tables_[static_cast<std::size_t>(rail)];
@@ -231,7 +242,8 @@ void FatTree::fill_table(int rail) {
       const Candidates c = minimal_ports(switch_of(local), n);
       std::int64_t* counts = &assigned[first_port[static_cast<std::size_t>(local)]];
       int port = c.first;
-      if (!minhop) port += static_cast<int>(draws.below(static_cast<std::uint64_t>(c.count)));
+      if (!minhop)
+        port += static_cast<int>(draws.below(static_cast<std::uint64_t>(c.count)));
       else
         for (int k = c.first + 1; k < c.first + c.count; ++k)
           if (counts[k] < counts[port]) port = k;
@@ -260,7 +272,8 @@ Int128 fat_tree_bisection(const FatTreeShape& shape, const NodeLinks& node_links
   Int128 nodes_below = 1, switches_above = 1;  // per switch of level i; W of level i
   for (std::size_t i = 0; i < top; ++i) {
     nodes_below *= levels[i].children;
-    const Int128 uplinks = subtree_nodes / nodes_below * switches_above * levels[i].parents * levels[i].links_per_parent;
+    const Int128 uplinks =
+        subtree_nodes / nodes_below * switches_above * levels[i].parents * levels[i].links_per_parent;
     capacity = std::min(capacity, uplinks * shape.bandwidth);
     switches_above *= levels[i].parents;
   }
@@ -273,7 +286,8 @@ Summary FatTree::summary() const {
   Summary s;
   s.nodes = node_count_;
   s.routers = router_count_;
-  s.network_links = std::count_if(links_.begin(), links_.end(), [](const LinkInfo& l) { return l.kind == LinkKind::network; });
+  s.network_links =
+      std::count_if(links_.begin(), links_.end(), [](const LinkInfo& l) { return l.kind == LinkKind::network; });
   // Over ordered pairs of distinct nodes: those turning at level L take 2 (L - 1) hops, and
   // each node has M_L - M_{L-1} partners turning there.
   double weighted = 0;
@@ -295,10 +309,14 @@ std::string FatTree::node_label(NodeId n) const {
 namespace {
 const char* routing_name(FatTreeRouting r) {
   switch (r) {
-    case FatTreeRouting::dmodk: return "dmodk";
-    case FatTreeRouting::minhop: return "minhop";
-    case FatTreeRouting::random: return "random";
-    case FatTreeRouting::adaptive: return "adaptive";
+    case FatTreeRouting::dmodk:
+      return "dmodk";
+    case FatTreeRouting::minhop:
+      return "minhop";
+    case FatTreeRouting::random:
+      return "random";
+    case FatTreeRouting::adaptive:
+      return "adaptive";
   }
   return "?";
 }
@@ -312,9 +330,12 @@ nlohmann::json FatTree::describe() const {
                       {"parents", l < this->levels() ? w_[static_cast<std::size_t>(l) + 1] : 0},
                       {"links_per_parent", l < this->levels() ? p_[static_cast<std::size_t>(l) + 1] : 0},
                       {"ports_in_use", ports(l)}});
-  nlohmann::json out{{"type", "fat_tree"},   {"levels", levels},
-                     {"rails", rails_},      {"routing", routing_name(shape_.routing)},
-                     {"link_bandwidth_Bps", shape_.bandwidth}, {"link_latency_ps", shape_.latency}};
+  nlohmann::json out{{"type", "fat_tree"},
+                     {"levels", levels},
+                     {"rails", rails_},
+                     {"routing", routing_name(shape_.routing)},
+                     {"link_bandwidth_Bps", shape_.bandwidth},
+                     {"link_latency_ps", shape_.latency}};
   if (shape_.routing == FatTreeRouting::minhop) out["lid_order"] = shape_.random_lid_order ? "random" : "node";
   if (!tables_.empty()) out["routing_seed"] = shape_.routing_seed;
   return out;
@@ -344,10 +365,13 @@ std::vector<FatTreeLevel> leaf_spine_levels(const ParamReader& r) {
 
 std::vector<FatTreeLevel> explicit_levels(const ParamReader& r) {
   for (const char* key : {"leaves", "nodes_per_leaf", "oversubscription", "spines"})
-    if (r.has(key)) r.where(key).fail("give either 'levels' or the two-level keys (leaves, nodes_per_leaf, "
-                                      "oversubscription, spines), not both");
+    if (r.has(key))
+      r.where(key).fail(
+          "give either 'levels' or the two-level keys (leaves, nodes_per_leaf, "
+          "oversubscription, spines), not both");
   const Json& list = r.nested("levels");
-  if (list.size() < 2 || list.size() > 3) r.where("levels").fail("expected 2 or 3 levels, got " + std::to_string(list.size()));
+  if (list.size() < 2 || list.size() > 3)
+    r.where("levels").fail("expected 2 or 3 levels, got " + std::to_string(list.size()));
   std::vector<FatTreeLevel> levels;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const ParamReader level(list[i], r.where("levels") / i, kFatTreeLevelParams);
@@ -370,12 +394,13 @@ void check_shape(const ParamReader& r, const FatTreeShape& s) {
     if (nodes > kMaxNodes) r.where().fail("at most 4,194,304 nodes (2^22) are supported");
     const std::int64_t down = std::int64_t{level.children} * (i == 0 ? 1 : s.levels[i - 1].links_per_parent);
     const std::int64_t in_use = down + std::int64_t{level.parents} * level.links_per_parent;
-    if (in_use > 65535) r.where().fail("a switch of level " + std::to_string(i + 1) + " would have more than 65,535 ports");
+    if (in_use > 65535)
+      r.where().fail("a switch of level " + std::to_string(i + 1) + " would have more than 65,535 ports");
     if (r.has("switch_ports") && in_use > r.integer("switch_ports"))
-      r.where("switch_ports").fail("a switch of level " + std::to_string(i + 1) + " uses " + std::to_string(in_use) +
-                                   " ports (" + std::to_string(down) + " down, " +
-                                   std::to_string(in_use - down) + " up); its crossbar has " +
-                                   std::to_string(r.integer("switch_ports")));
+      r.where("switch_ports")
+          .fail("a switch of level " + std::to_string(i + 1) + " uses " + std::to_string(in_use) + " ports (" +
+                std::to_string(down) + " down, " + std::to_string(in_use - down) + " up); its crossbar has " +
+                std::to_string(r.integer("switch_ports")));
   }
   if (s.routing != FatTreeRouting::minhop && s.routing != FatTreeRouting::random) return;
   std::int64_t switches = 0, nodes_below = 1, switches_above = 1;
@@ -399,15 +424,16 @@ std::unique_ptr<Topology> make_fat_tree(const ParamReader& r, const NodeLinks& n
   s.bandwidth = r.rate("link_bandwidth");
   s.latency = r.time("link_latency");
   s.routing = r.choice<FatTreeRouting>("routing", {{"dmodk", FatTreeRouting::dmodk},
-                                                  {"minhop", FatTreeRouting::minhop},
-                                                  {"random", FatTreeRouting::random},
-                                                  {"adaptive", FatTreeRouting::adaptive}});
+                                                   {"minhop", FatTreeRouting::minhop},
+                                                   {"random", FatTreeRouting::random},
+                                                   {"adaptive", FatTreeRouting::adaptive}});
   s.random_lid_order = r.choice<bool>("lid_order", {{"node", false}, {"random", true}});
   s.routing_seed = static_cast<std::uint64_t>(r.integer("routing_seed"));
   check_shape(r, s);
   if (fat_tree_bisection(s, node_links) > INT64_MAX)
-    r.where().fail("the bisection bandwidth of this fat tree does not fit a 64-bit rate (9.2e18 B/s); use fewer "
-                   "switches or a lower link_bandwidth");
+    r.where().fail(
+        "the bisection bandwidth of this fat tree does not fit a 64-bit rate (9.2e18 B/s); use fewer "
+        "switches or a lower link_bandwidth");
   return std::make_unique<FatTree>(s, node_links);
 }
 

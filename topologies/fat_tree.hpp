@@ -56,7 +56,7 @@ struct FatTreeShape {
   Rate bandwidth = 0;
   Time latency = 0;
   FatTreeRouting routing = FatTreeRouting::dmodk;
-  bool random_lid_order = true;   // minhop: LIDs in port GUID order, uncorrelated with the node ids
+  bool random_lid_order = true;    // minhop: LIDs in port GUID order, uncorrelated with the node ids
   std::uint64_t routing_seed = 1;  // draws of random routing and of the LID order
 };
 
@@ -95,11 +95,15 @@ class FatTree final : public Topology {
   };
   int leaf_of(NodeId n) const { return n / m_[1]; }
   RouterId leaf_router(int rail, int leaf) const { return rail * per_rail_ + leaf; }
-  RouterId router(int rail, Switch s) const { return rail * per_rail_ + first_[static_cast<std::size_t>(s.level)] + s.index; }
+  RouterId router(int rail, Switch s) const {
+    return rail * per_rail_ + first_[static_cast<std::size_t>(s.level)] + s.index;
+  }
   Switch switch_of(RouterId r) const;
   /// Lowest level whose switches are ancestors of both nodes (1: the same leaf).
   int turning_level(NodeId a, NodeId b) const;
-  bool is_ancestor(Switch s, NodeId n) const { return s.index / W_[static_cast<std::size_t>(s.level)] == n / M_[static_cast<std::size_t>(s.level)]; }
+  bool is_ancestor(Switch s, NodeId n) const {
+    return s.index / W_[static_cast<std::size_t>(s.level)] == n / M_[static_cast<std::size_t>(s.level)];
+  }
   int up_ports(int level) const { return level < levels() ? w_[level + 1] * p_[level + 1] : 0; }
   int ports(int level) const { return m_[level] * p_[level] + up_ports(level); }
   /// Port `port` of switch `s` on `rail` as a link (down ports first, then up ports).
@@ -122,7 +126,7 @@ class FatTree final : public Topology {
   // of the level per rail, and the first router of the level within a rail.
   std::vector<int> m_, w_, p_, switches_, first_;
   std::vector<std::int64_t> M_, W_;
-  int per_rail_ = 0;  // switches per rail
+  int per_rail_ = 0;                         // switches per rail
   std::vector<LinkId> up_base_, down_base_;  // per rail and level: first up / down link
   // minhop and random: per rail, switch (within the rail) and destination node, the port.
   std::vector<std::vector<std::uint16_t>> tables_;

@@ -15,7 +15,8 @@ struct Factory {
 
 const std::vector<Factory>& factories() {
   static const std::vector<Factory> list{
-      {{"torus", "n-dimensional torus, per-dimension size, bandwidth, latency, multiplicity", &kTorusParams}, make_torus},
+      {{"torus", "n-dimensional torus, per-dimension size, bandwidth, latency, multiplicity", &kTorusParams},
+       make_torus},
       {{"mesh", "n-dimensional mesh: a torus without wrap-around links by default", &kMeshParams}, make_torus},
       {{"fat_tree", "fat tree of crossbars, two or three levels, 1 or 2 rails, subnet-manager routing",
         &kFatTreeParams},
@@ -45,15 +46,17 @@ std::unique_ptr<Topology> make_topology(const Json& spec, const Where& where, co
     names.push_back(f.entry.type);
     valid += (valid.empty() ? "" : ", ") + std::string(f.entry.type);
   }
-  if (!spec.is_object()) where.fail("expected a topology object such as {\"type\": \"torus\", ...}, got " + preview(spec));
+  if (!spec.is_object())
+    where.fail("expected a topology object such as {\"type\": \"torus\", ...}, got " + preview(spec));
   if (!spec.contains("type")) where.fail("missing required key 'type'; valid values are: " + valid);
   if (!spec["type"].is_string()) (where / "type").fail("expected one of " + valid + ", got " + preview(spec["type"]));
   const auto type = spec["type"].get<std::string>();
   for (const auto& f : factories())
     if (f.entry.type == type) return f.make(ParamReader(spec, where, *f.entry.params), node_links);
   const std::string hint = closest_name(type, names);
-  (where / "type").fail("unknown topology type '" + type + "'; valid values are: " + valid +
-                        (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  (where / "type")
+      .fail("unknown topology type '" + type + "'; valid values are: " + valid +
+            (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
 }
 
 }  // namespace torsim::topo

@@ -31,9 +31,9 @@ struct LinkInfo {
   Rate bandwidth = 0;     // bytes per second, this direction
   Time latency = 0;       // head latency across the link, including the router it enters
   LinkKind kind = LinkKind::network;
-  std::int16_t dim = -1;        // torus dimension, or fat-tree level; -1 for injection/ejection
-  std::int8_t direction = 0;    // +1 / -1 along a torus dimension, 0 otherwise
-  std::uint8_t lane = 0;        // index among parallel links (multiplicity, rails)
+  std::int16_t dim = -1;      // torus dimension, or fat-tree level; -1 for injection/ejection
+  std::int8_t direction = 0;  // +1 / -1 along a torus dimension, 0 otherwise
+  std::uint8_t lane = 0;      // index among parallel links (multiplicity, rails)
 };
 
 /// Per-node link parameters, from the machine's node section.
@@ -45,8 +45,7 @@ struct NodeLinks {
 struct EdgeProps {
   LinkId link = kNoLink;
 };
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                    boost::no_property, EdgeProps>;
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property, EdgeProps>;
 
 /// Routing choice for topologies that have one.
 enum class Routing : std::uint8_t { dimension_order, minimal_adaptive };
@@ -54,8 +53,8 @@ enum class Routing : std::uint8_t { dimension_order, minimal_adaptive };
 /// Summary figures for `torsim describe` (all derived from the graph or closed forms).
 struct Summary {
   std::int64_t nodes = 0, routers = 0, network_links = 0;
-  int diameter = 0;            // router-to-router hops, maximum over node pairs
-  double average_hops = 0;     // mean over ordered pairs of distinct nodes
+  int diameter = 0;              // router-to-router hops, maximum over node pairs
+  double average_hops = 0;       // mean over ordered pairs of distinct nodes
   Rate bisection_bandwidth = 0;  // one direction, across the weakest balanced cut
 };
 

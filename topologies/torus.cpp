@@ -13,12 +13,15 @@ namespace {
 constexpr ParamSpec kSpecs[] = {
     {"type", ParamKind::text, kRequired, "", "", "", "torus (wrap-around by default) or mesh (no wrap by default)",
      "-"},
-    {"dims", ParamKind::object_list, kRequired, "", "", "", "one object per dimension, dimension 0 first; see "
-     "topology.dims", "-"},
+    {"dims", ParamKind::object_list, kRequired, "", "", "",
+     "one object per dimension, dimension 0 first; see "
+     "topology.dims",
+     "-"},
     {"concentration", ParamKind::integer, "1", "", "1", "64", "nodes per router (Gemini: 2)", "preset"},
     {"routing", ParamKind::choice, "dimension_order", "", "", "",
      "dimension_order: deterministic, ties go +; minimal_adaptive: any minimal path, the least busy link at each "
-     "router", "preset", "dimension_order|minimal_adaptive"},
+     "router",
+     "preset", "dimension_order|minimal_adaptive"},
 };
 constexpr ParamSpec kDimSpecs[] = {
     {"name", ParamKind::text, "", "", "", "", "label, e.g. \"X\" (default d0, d1, ...)", "-"},
@@ -35,8 +38,10 @@ constexpr ParamSpec kDimSpecs[] = {
 }  // namespace
 
 const ParamTable kTorusParams{"machine.topology (type: torus)", "n-dimensional torus of routers.", kSpecs};
-const ParamTable kMeshParams{"machine.topology (type: mesh)", "n-dimensional mesh (a torus without wrap-around "
-                             "by default).", kSpecs};
+const ParamTable kMeshParams{"machine.topology (type: mesh)",
+                             "n-dimensional mesh (a torus without wrap-around "
+                             "by default).",
+                             kSpecs};
 const ParamTable kTorusDimParams{"machine.topology.dims[i] (torus and mesh)", "One dimension.", kDimSpecs};
 
 Torus::Torus(std::string type, std::vector<TorusDim> dims, int concentration, Routing routing,
@@ -51,7 +56,8 @@ Torus::Torus(std::string type, std::vector<TorusDim> dims, int concentration, Ro
   coords_.resize(static_cast<std::size_t>(routers) * dims_.size());
   for (RouterId r = 0; r < routers; ++r)
     for (std::size_t d = 0; d < dims_.size(); ++d)
-      coords_[static_cast<std::size_t>(r) * dims_.size() + d] = static_cast<std::int16_t>((r / stride_[d]) % dims_[d].size);
+      coords_[static_cast<std::size_t>(r) * dims_.size() + d] =
+          static_cast<std::int16_t>((r / stride_[d]) % dims_[d].size);
   build_links();
   build_rings();
   add_node_links(node_links);
@@ -87,8 +93,9 @@ void Torus::build_links() {
         const RouterId to = r + ((next + dim.size) % dim.size - c) * stride_[d];
         auto& port = ports_[(static_cast<std::size_t>(r) * dims_.size() + d) * 2 + (direction < 0 ? 1 : 0)];
         for (int lane = 0; lane < dim.links; ++lane) {
-          const LinkId id = add_link({r, to, dim.bandwidth, dim.latency, LinkKind::network, static_cast<std::int16_t>(d),
-                                      static_cast<std::int8_t>(direction), static_cast<std::uint8_t>(lane)});
+          const LinkId id =
+              add_link({r, to, dim.bandwidth, dim.latency, LinkKind::network, static_cast<std::int16_t>(d),
+                        static_cast<std::int8_t>(direction), static_cast<std::uint8_t>(lane)});
           if (lane == 0) port = id;
         }
       }
@@ -217,7 +224,8 @@ Summary Torus::summary() const {
   Summary s;
   s.nodes = node_count_;
   s.routers = router_count_;
-  s.network_links = std::count_if(links_.begin(), links_.end(), [](const LinkInfo& l) { return l.kind == LinkKind::network; });
+  s.network_links =
+      std::count_if(links_.begin(), links_.end(), [](const LinkInfo& l) { return l.kind == LinkKind::network; });
   double mean_router_distance = 0;
   for (const auto& d : dims_) {
     const auto [mean, max] = ring_distances(d);
@@ -241,9 +249,15 @@ std::string Torus::node_label(NodeId n) const {
 nlohmann::json Torus::describe() const {
   nlohmann::json dims = nlohmann::json::array();
   for (const auto& d : dims_)
-    dims.push_back({{"name", d.name}, {"size", d.size}, {"wrap", d.wrap}, {"links", d.links},
-                    {"link_bandwidth_Bps", d.bandwidth}, {"link_latency_ps", d.latency}});
-  return {{"type", type_}, {"dims", dims}, {"concentration", concentration_},
+    dims.push_back({{"name", d.name},
+                    {"size", d.size},
+                    {"wrap", d.wrap},
+                    {"links", d.links},
+                    {"link_bandwidth_Bps", d.bandwidth},
+                    {"link_latency_ps", d.latency}});
+  return {{"type", type_},
+          {"dims", dims},
+          {"concentration", concentration_},
           {"routing", routing_ == Routing::dimension_order ? "dimension_order" : "minimal_adaptive"}};
 }
 
@@ -266,7 +280,8 @@ TorusDim parse_dim(const ParamReader& r, std::size_t index, bool wrap_default) {
 std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node_links) {
   const std::string type = r.text("type");
   const Json& list = r.nested("dims");
-  if (list.empty() || list.size() > 6) r.where("dims").fail("expected 1 to 6 dimensions, got " + std::to_string(list.size()));
+  if (list.empty() || list.size() > 6)
+    r.where("dims").fail("expected 1 to 6 dimensions, got " + std::to_string(list.size()));
   std::vector<TorusDim> dims;
   std::set<std::string> names;
   std::int64_t routers = 1;
@@ -278,8 +293,9 @@ std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node
     if (routers > (1 << 22)) r.where("dims").fail("at most 4,194,304 routers (2^22) are supported");
   }
   if (torus_bisection(dims) > INT64_MAX)
-    r.where("dims").fail("the bisection bandwidth of this shape does not fit a 64-bit rate (9.2e18 B/s); use "
-                         "smaller dimensions, fewer links or a lower link_bandwidth");
+    r.where("dims").fail(
+        "the bisection bandwidth of this shape does not fit a 64-bit rate (9.2e18 B/s); use "
+        "smaller dimensions, fewer links or a lower link_bandwidth");
   const auto concentration = static_cast<int>(r.integer("concentration"));
   const Routing routing = r.choice<Routing>(
       "routing", {{"dimension_order", Routing::dimension_order}, {"minimal_adaptive", Routing::minimal_adaptive}});

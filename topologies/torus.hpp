@@ -47,7 +47,9 @@ class Torus final : public Topology {
 
   const std::vector<TorusDim>& dims() const { return dims_; }
   int concentration() const { return concentration_; }
-  int coordinate(RouterId r, std::size_t dim) const { return coords_[static_cast<std::size_t>(r) * dims_.size() + dim]; }
+  int coordinate(RouterId r, std::size_t dim) const {
+    return coords_[static_cast<std::size_t>(r) * dims_.size() + dim];
+  }
   /// Signed hops along `dim` from router `from` to router `to` on the route taken (the minimal
   /// direction; half-way round a ring goes +).
   int offset(std::size_t dim, RouterId from, RouterId to) const;
@@ -71,8 +73,8 @@ class Torus final : public Topology {
   std::vector<RouterId> stride_;
   int concentration_;
   Routing routing_;
-  std::vector<LinkId> ports_;            // per router, dimension and direction: first lane
-  std::vector<std::int16_t> coords_;     // per router and dimension: routes need no division
+  std::vector<LinkId> ports_;         // per router, dimension and direction: first lane
+  std::vector<std::int16_t> coords_;  // per router and dimension: routes need no division
   // Per dimension, each ring's ports (first lanes) in the order a route meets them, twice
   // round so that a route's hops along the dimension are one contiguous run, wrap or not:
   // + direction from coordinate 0, then - direction from coordinate size - 1 (4 x size

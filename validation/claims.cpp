@@ -7,7 +7,8 @@ namespace torsim::validation {
 namespace {
 
 constexpr ParamSpec kClaimSpecs[] = {
-    {"id", ParamKind::text, kRequired, "", "", "", "C1..C15 for the mission's claims, K1.. for calibration points", "-"},
+    {"id", ParamKind::text, kRequired, "", "", "", "C1..C15 for the mission's claims, K1.. for calibration points",
+     "-"},
     {"kind", ParamKind::choice, "claim", "", "", "", "claim: validation target; calibration: a calibration point", "-",
      "claim|calibration"},
     {"paper", ParamKind::object, kRequired, "", "", "", "the seed paper", "-"},
@@ -29,16 +30,20 @@ constexpr ParamSpec kClaimSpecs[] = {
      "machine parameters the claim depends on, re-evaluated at 0.5x and 2x by validate --sensitivity", "-"},
 };
 constexpr ParamSpec kBreakdownSpecs[] = {
-    {"series", ParamKind::text, "", "", "", "", "series (same x column as the curves) whose other columns break "
-     "the curves' y down; metric curves use the runs' core time by use without it", "-"},
+    {"series", ParamKind::text, "", "", "", "",
+     "series (same x column as the curves) whose other columns break "
+     "the curves' y down; metric curves use the runs' core time by use without it",
+     "-"},
     {"at", ParamKind::integer_list, "[]", "", "", "", "x values shown (default: where each check was decided)", "-"},
 };
 constexpr ParamSpec kSensitivitySpecs[] = {
     {"parameters", ParamKind::text_list, "[]", "", "", "",
      "parameters varied besides the assumptions the runs read: paths inside the machine (\"nic.smsg_send_cpu\") or "
-     "the scenario (\"workload.window\"), each a number or a quantity (\"100ns\", \"8KiB\")", "-"},
+     "the scenario (\"workload.window\"), each a number or a quantity (\"100ns\", \"8KiB\")",
+     "-"},
     {"set", ParamKind::text_list, "[]", "", "", "", "--set overrides for the sensitivity runs", "-"},
-    {"note", ParamKind::text, "", "", "", "", "what the report says about the runs (what 'set' changes, which points run)", "-"},
+    {"note", ParamKind::text, "", "", "", "",
+     "what the report says about the runs (what 'set' changes, which points run)", "-"},
 };
 constexpr ParamSpec kPaperSpecs[] = {
     {"title", ParamKind::text, kRequired, "", "", "", "title", "-"},
@@ -52,12 +57,13 @@ constexpr ParamSpec kCheckSpecs[] = {
     {"label", ParamKind::text, "", "", "", "", "name of the check when a claim has several", "-"},
     {"rule", ParamKind::choice, kRequired, "", "", "",
      "gain_up_to: largest gain over the sweep; gain_at: gain at x = at; absolute: value at x = at within 15 %; "
-     "trend: one curve beats the other on one side of a crossover (or everywhere)", "-",
-     "gain_up_to|gain_at|absolute|trend"},
-    {"baseline", ParamKind::text, "baseline", "", "", "", "curve the gain is measured against (trend: the loser)",
+     "trend: one curve beats the other on one side of a crossover (or everywhere)",
+     "-", "gain_up_to|gain_at|absolute|trend"},
+    {"baseline", ParamKind::text, "baseline", "", "", "", "curve the gain is measured against (trend: the loser)", "-"},
+    {"improved", ParamKind::text, "improved", "", "", "",
+     "curve whose gain is measured (trend: the winner; "
+     "absolute: the curve checked)",
      "-"},
-    {"improved", ParamKind::text, "improved", "", "", "", "curve whose gain is measured (trend: the winner; "
-     "absolute: the curve checked)", "-"},
     {"gain", ParamKind::choice, "reduction", "", "", "",
      "reduction: (base - new) / base; speedup: base / new - 1; increase: new / base - 1", "-",
      "reduction|speedup|increase"},
@@ -76,7 +82,8 @@ constexpr ParamSpec kAlternativeSpecs[] = {
     {"name", ParamKind::text, kRequired, "", "", "", "what it measures, for the report", "-"},
 };
 constexpr ParamSpec kCurveSpecs[] = {
-    {"scenario", ParamKind::text, kRequired, "", "", "", "scenario file, relative to the repository root (or absolute)", "-"},
+    {"scenario", ParamKind::text, kRequired, "", "", "", "scenario file, relative to the repository root (or absolute)",
+     "-"},
     {"where", ParamKind::object, "{}", "", "", "", "sweep values selecting points (dotted path -> value)", "-"},
     {"series", ParamKind::text, "", "", "", "", "series name (with x and y columns)", "-"},
     {"metric", ParamKind::text, "", "", "", "", "metric name, taken across sweep points (x: a sweep key)", "-"},
@@ -91,8 +98,8 @@ const ParamTable kPaperParams{"validation claim.paper", "The seed paper.", kPape
 const ParamTable kCheckParams{"validation claim.checks[i]", "One check of a claim.", kCheckSpecs};
 const ParamTable kCurveParams{"validation claim.curves.<name>", "Where a curve comes from.", kCurveSpecs};
 const ParamTable kBreakdownParams{"validation claim.breakdown", "Where the claim's time goes.", kBreakdownSpecs};
-const ParamTable kAlternativeParams{"validation claim.checks[i].alternative",
-                                    "Another measure of the check's runs.", kAlternativeSpecs};
+const ParamTable kAlternativeParams{"validation claim.checks[i].alternative", "Another measure of the check's runs.",
+                                    kAlternativeSpecs};
 const ParamTable kSensitivityParams{"validation claim.sensitivity", "Parameters the claim depends on.",
                                     kSensitivitySpecs};
 

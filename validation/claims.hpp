@@ -32,12 +32,12 @@ struct CheckSpec {
   Rule rule = Rule::gain_up_to;
   std::string baseline = "baseline", improved = "improved";  // curve names
   GainKind gain = GainKind::reduction;
-  double expected = 0;                 // percent for gains, a value for absolute
-  std::optional<double> at;            // x for gain_at / absolute
-  double floor = 0;                    // absolute: floor of the relative error
-  std::optional<double> crossover;     // trend
+  double expected = 0;              // percent for gains, a value for absolute
+  std::optional<double> at;         // x for gain_at / absolute
+  double floor = 0;                 // absolute: floor of the relative error
+  std::optional<double> crossover;  // trend
   bool below = true, lower_is_better = true;
-  std::string why;                     // why this rule and tolerance fit the claim
+  std::string why;  // why this rule and tolerance fit the claim
   /// Another measure of the same runs (another y column of the curves' series), checked the
   /// same way and reported as a note, never deciding: e.g. the mean of per-pair rates beside
   /// the node's aggregate.
@@ -49,7 +49,7 @@ struct CheckSpec {
 /// the scenario writes (e.g. ping-pong's latency_breakdown). Shown at `at`, or where the
 /// checks were decided.
 struct BreakdownSpec {
-  std::string series;     // breakdown series for series curves ("" : none)
+  std::string series;      // breakdown series for series curves ("" : none)
   std::vector<double> at;  // x values shown (empty: each check's deciding x)
 };
 

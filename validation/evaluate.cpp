@@ -35,9 +35,9 @@ ClaimResult evaluate(const ClaimSpec& claim, std::map<std::string, Curve> curves
         break;
     }
     if (!check.alternative_y.empty())
-      c.alternative = check_trend(r.curves.at(alternative_curve(check.improved)),
-                                  r.curves.at(alternative_curve(check.baseline)), check.crossover, check.below,
-                                  check.lower_is_better);
+      c.alternative =
+          check_trend(r.curves.at(alternative_curve(check.improved)), r.curves.at(alternative_curve(check.baseline)),
+                      check.crossover, check.below, check.lower_is_better);
     if (check.rule == Rule::gain_up_to || check.rule == Rule::gain_at)
       c.gains = gains(r.curves.at(check.baseline), improved, check.gain);
     if (c.verdict.status != Status::reproduced) r.status = Status::not_reproduced;

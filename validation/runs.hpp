@@ -5,8 +5,8 @@
 
 #include <functional>
 #include <map>
-#include <stdexcept>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,9 +100,9 @@ std::string scenario_path(const std::string& path);
 PointRequest curve_request(const CurveSpec& spec, const std::vector<std::string>& sets,
                            const std::vector<double>& only_x, const Where& where, bool tolerate_input_errors = false);
 
-/// Reads one curve (ImpossibleRun when one of its points could not run). `only_x`, when not empty, restricts a metric curve to those x (a
-/// sensitivity run needs only the points the checks read); `breakdown_series` names the series
-/// that breaks a series curve's y down.
+/// Reads one curve (ImpossibleRun when one of its points could not run). `only_x`, when not empty, restricts a metric
+/// curve to those x (a sensitivity run needs only the points the checks read); `breakdown_series` names the series that
+/// breaks a series curve's y down.
 ExtractedCurve extract(const CurveSpec& spec, PointCache& cache, const std::vector<std::string>& sets,
                        const std::vector<double>& only_x, const std::string& breakdown_series, const Where& where);
 

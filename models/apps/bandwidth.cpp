@@ -20,8 +20,8 @@ constexpr ParamSpec kSpecs[] = {
     {"peer", ParamKind::integer, "1", "", "1", "", "the receiving rank (rank 0 sends; pairs: one)", "-"},
     {"pairs", ParamKind::choice, "one", "", "", "",
      "one: rank 0 and the peer; all: rank i and rank i + n/2 for every i < n/2, at once", "-", "one|all"},
-    {"direction", ParamKind::choice, "uni", "", "", "", "uni: rank 0 streams to the peer; bi: both at once",
-     "-", "uni|bi"},
+    {"direction", ParamKind::choice, "uni", "", "", "", "uni: rank 0 streams to the peer; bi: both at once", "-",
+     "uni|bi"},
 };
 const ParamTable kParams{"workload (name: bandwidth)", "Uni- or bidirectional streaming bandwidth.", kSpecs};
 
@@ -117,8 +117,7 @@ class Bandwidth final : public Workload {
 
 }  // namespace
 
-const WorkloadEntry kBandwidthWorkload{
-    "bandwidth", "streaming bandwidth between two ranks, one or both directions", &kParams,
-    &make_from<Bandwidth>};
+const WorkloadEntry kBandwidthWorkload{"bandwidth", "streaming bandwidth between two ranks, one or both directions",
+                                       &kParams, &make_from<Bandwidth>};
 
 }  // namespace torsim::apps

@@ -34,7 +34,8 @@ class Bisection final : public Workload {
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
     if (job.size() % 2 != 0)
-      where.fail("bisection pairs the ranks: it needs an even number of ranks; the job has " + std::to_string(job.size()));
+      where.fail("bisection pairs the ranks: it needs an even number of ranks; the job has " +
+                 std::to_string(job.size()));
   }
 
   void start(rt::MessagingLayer& layer) override { layer.kernel().spawn(rounds(layer)); }
@@ -113,8 +114,8 @@ class Bisection final : public Workload {
 
 }  // namespace
 
-const WorkloadEntry kBisectionWorkload{
-    "bisection", "effective bisection bandwidth over random bisections (Hoefler et al. 2008)", &kParams,
-    &make_from<Bisection>};
+const WorkloadEntry kBisectionWorkload{"bisection",
+                                       "effective bisection bandwidth over random bisections (Hoefler et al. 2008)",
+                                       &kParams, &make_from<Bisection>};
 
 }  // namespace torsim::apps

@@ -16,7 +16,8 @@ constexpr ParamSpec kSpecs[] = {
     {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
     {"operation", ParamKind::choice, "allreduce", "", "", "",
      "bcast: from rank 0 (binomial tree by default); allreduce: recursive doubling by default; gather: to rank 0 "
-     "(binomial tree by default)", "-", "bcast|allreduce|gather"},
+     "(binomial tree by default)",
+     "-", "bcast|allreduce|gather"},
     {"size", ParamKind::size, "64KiB", "B", "0B", "1GiB", "bytes broadcast, reduced or gathered per rank", "-"},
     {"iterations", ParamKind::integer, "1", "", "1", "1000000", "operations run back to back", "-"},
 };

@@ -17,8 +17,8 @@
 
 #include <vector>
 
-#include "models/messaging/messaging.hpp"
 #include "models/messaging/datatype.hpp"
+#include "models/messaging/messaging.hpp"
 
 namespace torsim::apps {
 
@@ -27,7 +27,7 @@ using rt::Rank;
 
 struct CosmoDomain {
   std::int64_t points_i = 0, points_j = 0, levels = 0;  // the whole horizontal domain, levels
-  std::int64_t halo = 3;                                 // nboundlines
+  std::int64_t halo = 3;                                // nboundlines
   Bytes element = 8;
 };
 

@@ -9,8 +9,8 @@
 // minus their sum (negative where they overlap).
 #include <memory>
 
-#include "models/apps/micro.hpp"
 #include "models/apps/ddtbench_layouts.hpp"
+#include "models/apps/micro.hpp"
 #include "models/runtime/cuda/mvapich2_cuda.hpp"
 
 namespace torsim::apps {
@@ -21,7 +21,8 @@ constexpr ParamSpec kSpecs[] = {
     {"test", ParamKind::choice, kRequired, "", "", "", "the DDTBench test (all its parameter sets are run)", "-",
      "SPECFEM3D_oc|SPECFEM3D_cm|WRF_y_sa"},
     {"design", ParamKind::choice, "baseline", "", "", "",
-     "baseline: pack, synchronise, then send; overlap: chunks on streams with callbacks (models/runtime/cuda/mvapich2_cuda.hpp)",
+     "baseline: pack, synchronise, then send; overlap: chunks on streams with callbacks "
+     "(models/runtime/cuda/mvapich2_cuda.hpp)",
      "-", "baseline|overlap"},
     {"iterations", ParamKind::integer, "20", "", "1", "1000000", "timed round trips per parameter set",
      "[C-code] DDTBench's inner loop: 20"},
@@ -33,7 +34,8 @@ class DdtbenchPingPong final : public Workload {
  public:
   explicit DdtbenchPingPong(const ParamReader& r)
       : test_(r.text("test")),
-        design_(r.choice<rt::GpuDesign>("design", {{"baseline", rt::GpuDesign::baseline}, {"overlap", rt::GpuDesign::overlap}})),
+        design_(r.choice<rt::GpuDesign>("design",
+                                        {{"baseline", rt::GpuDesign::baseline}, {"overlap", rt::GpuDesign::overlap}})),
         iterations_(r.integer("iterations")),
         warmup_(r.integer("warmup")) {}
 
@@ -71,8 +73,8 @@ class DdtbenchPingPong final : public Workload {
  private:
   // Added after "latency": adding a series may move the others.
   void add_breakdown(RunOutput& out) const {
-    auto& table = out.add_series("latency_breakdown", {"size_bytes", "latency_us", "kernels_us", "pcie_us",
-                                                       "host_calls_us", "overlap_us"});
+    auto& table = out.add_series("latency_breakdown",
+                                 {"size_bytes", "latency_us", "kernels_us", "pcie_us", "host_calls_us", "overlap_us"});
     for (std::size_t i = 0; i < layouts_.size(); ++i) {
       const Time kernels = 2 * mpi_->device_of(0).kernel_time(mpi_->pack(layouts_[i], 0, layouts_[i].bytes()));
       const Time pcie = 2 * transfer_time(layouts_[i].bytes(), gpu_.pcie_bandwidth);

@@ -65,8 +65,8 @@ constexpr std::int64_t kLevels = 65, kHalo = 3;
 Datatype wrf_y(std::int64_t run) {
   using Dims = std::vector<std::int64_t>;
   const std::int64_t extent = run + 2 * kHalo;
-  const Datatype two = Datatype::subarray({extent, extent}, {run, kHalo}, {kHalo, kHalo}, Datatype::Order::fortran,
-                                          kFloat);
+  const Datatype two =
+      Datatype::subarray({extent, extent}, {run, kHalo}, {kHalo, kHalo}, Datatype::Order::fortran, kFloat);
   const Datatype three = Datatype::subarray(Dims{extent, kLevels, extent}, Dims{run, kLevels, kHalo},
                                             Dims{kHalo, 0, kHalo}, Datatype::Order::fortran, kFloat);
   const Datatype four = Datatype::subarray(Dims{extent, kLevels, extent, 1}, Dims{run, kLevels, kHalo, 1},

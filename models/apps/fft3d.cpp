@@ -27,7 +27,8 @@ constexpr ParamSpec kSpecs[] = {
     {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
     {"variant", ParamKind::choice, "upc_slabs", "", "", "",
      "upc_slabs: puts per plane, overlapped; mpi_slabs: Isend/Irecv per plane; mpi_packed_slabs: pack, one "
-     "all-to-all per round", "-", "upc_slabs|mpi_slabs|mpi_packed_slabs"},
+     "all-to-all per round",
+     "-", "upc_slabs|mpi_slabs|mpi_packed_slabs"},
     {"nx", ParamKind::integer, "2048", "", "2", "1048576", "grid points along X (class D: 2048)",
      "[C] NAS FT class D: 2048 x 1024 x 1024"},
     {"ny", ParamKind::integer, "1024", "", "2", "1048576", "grid points along Y (class D: 1024)", "[C] same"},
@@ -39,11 +40,10 @@ constexpr ParamSpec kSpecs[] = {
      "assumption: a square grid where the ranks allow one"},
     {"max_outstanding", ParamKind::integer, "256", "", "1", "1000000",
      "slabs: messages a rank leaves in flight before it waits for the oldest", "assumption"},
-    {"receive_window", ParamKind::integer, "2", "", "1", "1000000",
-     "mpi_slabs: planes ahead whose receives are posted", "assumption"},
+    {"receive_window", ParamKind::integer, "2", "", "1", "1000000", "mpi_slabs: planes ahead whose receives are posted",
+     "assumption"},
 };
-const ParamTable kParams{"workload (name: fft3d)", "NAS FT's 3D FFT: UPC slabs, MPI slabs, MPI packed slabs.",
-                         kSpecs};
+const ParamTable kParams{"workload (name: fft3d)", "NAS FT's 3D FFT: UPC slabs, MPI slabs, MPI packed slabs.", kSpecs};
 
 constexpr Bytes kComplex = 16;  // a double-precision complex point
 
@@ -56,11 +56,11 @@ double fft_flops(std::int64_t lines, std::int64_t n) {
 struct Round {
   std::int64_t planes = 0;
   double plane_flops = 0;
-  Bytes block = 0;     // bytes to each team member per plane
-  Rank first = 0;      // rank of the team's member 0
-  Rank stride = 1;     // between members
-  int size = 1;        // members
-  int me = 0;          // this rank's index in the team
+  Bytes block = 0;  // bytes to each team member per plane
+  Rank first = 0;   // rank of the team's member 0
+  Rank stride = 1;  // between members
+  int size = 1;     // members
+  int me = 0;       // this rank's index in the team
   Rank member(int i) const { return first + static_cast<Rank>(i) * stride; }
 };
 
@@ -71,9 +71,15 @@ struct RankTimes {
 class Fft3d final : public Workload {
  public:
   explicit Fft3d(const ParamReader& r)
-      : variant_(r.text("variant")), nx_(r.integer("nx")), ny_(r.integer("ny")), nz_(r.integer("nz")),
-        iterations_(r.integer("iterations")), ty_(r.integer("ty")), max_outstanding_(r.integer("max_outstanding")),
-        receive_window_(r.integer("receive_window")), where_(r.where()) {}
+      : variant_(r.text("variant")),
+        nx_(r.integer("nx")),
+        ny_(r.integer("ny")),
+        nz_(r.integer("nz")),
+        iterations_(r.integer("iterations")),
+        ty_(r.integer("ty")),
+        max_outstanding_(r.integer("max_outstanding")),
+        receive_window_(r.integer("receive_window")),
+        where_(r.where()) {}
 
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
@@ -218,7 +224,8 @@ Task<> Fft3d::slabs_round(Comm c, Round r, int round) {
   std::int64_t posted = 0;  // planes whose receives are posted (MPI)
   for (std::int64_t plane = 0; plane < r.planes; ++plane) {
     for (; !upc() && posted < std::min(r.planes, plane + receive_window_); ++posted)
-      for (int j = 1; j < r.size; ++j) receives.push_back(c.irecv(r.member((r.me + r.size - j) % r.size), tag_of(posted)));
+      for (int j = 1; j < r.size; ++j)
+        receives.push_back(c.irecv(r.member((r.me + r.size - j) % r.size), tag_of(posted)));
     co_await compute(c, r.plane_flops);
     for (int j = 1; j <= r.size; ++j) {
       const int to = (r.me + j) % r.size;
@@ -233,7 +240,7 @@ Task<> Fft3d::slabs_round(Comm c, Round r, int round) {
   }
   co_await drain(sends, 0);
   co_await drain(receives, 0);
-  if (upc()) co_await c.barrier();  // puts tell only their initiator
+  if (upc()) co_await c.barrier();                                 // puts tell only their initiator
   if (round == 1) co_await copy(c, points_per_rank() * kComplex);  // local transpose
 }
 
@@ -305,8 +312,8 @@ void Fft3d::finish(RunOutput& out) const {
 
 }  // namespace
 
-const WorkloadEntry kFft3dWorkload{
-    "fft3d", "NAS FT's 3D FFT (class D by default): UPC slabs, MPI slabs or MPI packed slabs", &kParams,
-    &make_from<Fft3d>};
+const WorkloadEntry kFft3dWorkload{"fft3d",
+                                   "NAS FT's 3D FFT (class D by default): UPC slabs, MPI slabs or MPI packed slabs",
+                                   &kParams, &make_from<Fft3d>};
 
 }  // namespace torsim::apps

@@ -61,8 +61,9 @@ class Flood final : public Workload {
     const auto neighbours = link_neighbours(*job.machine.topology, job.node_of(0));
     for (auto k : links_)
       if (k > static_cast<std::int64_t>(neighbours.size()))
-        (where / "links").fail("flooding " + std::to_string(k) + " links needs as many distinct neighbours; node " +
-                               std::to_string(job.node_of(0)) + " has " + std::to_string(neighbours.size()));
+        (where / "links")
+            .fail("flooding " + std::to_string(k) + " links needs as many distinct neighbours; node " +
+                  std::to_string(job.node_of(0)) + " has " + std::to_string(neighbours.size()));
     for (NodeId n : neighbours)
       if (rank_on(job, n) < 0) where.fail("node " + std::to_string(n) + " (a neighbour of rank 0) is not in the job");
   }
@@ -157,8 +158,7 @@ class Flood final : public Workload {
 
 }  // namespace
 
-const WorkloadEntry kFloodWorkload{
-    "flood", "rank 0 floods 1..k neighbours over distinct torus links at once", &kParams,
-    &make_from<Flood>};
+const WorkloadEntry kFloodWorkload{"flood", "rank 0 floods 1..k neighbours over distinct torus links at once", &kParams,
+                                   &make_from<Flood>};
 
 }  // namespace torsim::apps

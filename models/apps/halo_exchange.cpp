@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "models/apps/micro.hpp"
 #include "models/apps/cosmo_halo.hpp"
+#include "models/apps/micro.hpp"
 #include "models/runtime/cuda/mvapich2_cuda.hpp"
 
 namespace torsim::apps {
@@ -21,12 +21,15 @@ constexpr ParamSpec kSpecs[] = {
     {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
     {"design", ParamKind::choice, "baseline", "", "", "",
      "baseline: pack, synchronise, then send, one message at a time; overlap: chunks on streams with callbacks "
-     "(models/runtime/cuda/mvapich2_cuda.hpp)", "-", "baseline|overlap"},
+     "(models/runtime/cuda/mvapich2_cuda.hpp)",
+     "-", "baseline|overlap"},
     {"points_i", ParamKind::integer, "520", "", "3", "100000", "horizontal grid points along i (the whole domain)",
-     "[E] COSMO-2, MeteoSwiss's 2.2 km set-up: 520 x 350 points, 60 levels (not checked against a primary source; docs/models/gpu.md)"},
+     "[E] COSMO-2, MeteoSwiss's 2.2 km set-up: 520 x 350 points, 60 levels (not checked against a primary source; "
+     "docs/models/gpu.md)"},
     {"points_j", ParamKind::integer, "350", "", "3", "100000", "horizontal grid points along j (the whole domain)",
      "[E] COSMO-2, as points_i"},
-    {"levels", ParamKind::integer, "60", "", "1", "10000", "vertical levels (not decomposed)", "[E] COSMO-2, as points_i"},
+    {"levels", ParamKind::integer, "60", "", "1", "10000", "vertical levels (not decomposed)",
+     "[E] COSMO-2, as points_i"},
     {"halo", ParamKind::integer, "3", "", "1", "100", "halo lines on each side in i and j (nboundlines)",
      "[C-code] C2SM/DECREMENT lm_c_defaults.sh @437cf2b7: nboundlines = 3"},
     {"fields", ParamKind::integer, "3", "", "1", "1000", "3-D fields exchanged, a message each per neighbour",
@@ -38,7 +41,8 @@ constexpr ParamSpec kSpecs[] = {
 };
 const ParamTable kParams{"workload (name: halo_exchange)",
                          "COSMO's halo exchange between GPUs: 8 neighbours, a subarray datatype per neighbour and "
-                         "field.", kSpecs};
+                         "field.",
+                         kSpecs};
 
 struct Message {
   Rank peer = 0;
@@ -57,7 +61,8 @@ struct RankPlan {
 class HaloExchange final : public Workload {
  public:
   explicit HaloExchange(const ParamReader& r)
-      : design_(r.choice<rt::GpuDesign>("design", {{"baseline", rt::GpuDesign::baseline}, {"overlap", rt::GpuDesign::overlap}})),
+      : design_(r.choice<rt::GpuDesign>("design",
+                                        {{"baseline", rt::GpuDesign::baseline}, {"overlap", rt::GpuDesign::overlap}})),
         domain_{.points_i = r.integer("points_i"),
                 .points_j = r.integer("points_j"),
                 .levels = r.integer("levels"),
@@ -129,7 +134,8 @@ class HaloExchange final : public Workload {
     const RankPlan& p = plans_[static_cast<std::size_t>(c.rank())];
     std::vector<gpu::SignalPtr> pending;
     for (const Message& m : p.receives) pending.push_back(mpi_->irecv(c.rank(), m.peer, m.layout, offset + m.tag));
-    for (const Message& m : p.sends) pending.push_back(co_await mpi_->isend(c.rank(), m.peer, m.layout, offset + m.tag));
+    for (const Message& m : p.sends)
+      pending.push_back(co_await mpi_->isend(c.rank(), m.peer, m.layout, offset + m.tag));
     for (const gpu::SignalPtr& s : pending) {
       Signal& done = *s;
       co_await done;

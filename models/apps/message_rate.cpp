@@ -81,8 +81,7 @@ class MessageRate final : public Workload {
 
 }  // namespace
 
-const WorkloadEntry kMessageRateWorkload{
-    "message_rate", "messages per second from sender ranks to receiver ranks", &kParams,
-    &make_from<MessageRate>};
+const WorkloadEntry kMessageRateWorkload{"message_rate", "messages per second from sender ranks to receiver ranks",
+                                         &kParams, &make_from<MessageRate>};
 
 }  // namespace torsim::apps

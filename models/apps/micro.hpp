@@ -23,8 +23,9 @@ extern const WorkloadEntry kTraceWorkload;
 /// With "pairs": "all", rank i pairs with rank i + n/2: the job needs an even number of ranks.
 inline void check_pairs(const rt::Job& job, const Where& where) {
   if (job.size() % 2 != 0)
-    (where / "pairs").fail("'all' pairs the two halves of the job; it has an odd number of ranks (" +
-                           std::to_string(job.size()) + ")");
+    (where / "pairs")
+        .fail("'all' pairs the two halves of the job; it has an odd number of ranks (" + std::to_string(job.size()) +
+              ")");
 }
 
 /// One-way figures derived from a timed loop: microseconds and MB/s (1 MB = 10^6 B).

@@ -26,8 +26,8 @@ namespace {
 constexpr ParamSpec kSpecs[] = {
     {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
     {"atoms", ParamKind::integer, "92224", "", "1", "100000000", "atoms in the system", "[C] the ApoA1 benchmark"},
-    {"box", ParamKind::text_list, "[\"108.86\", \"108.86\", \"77.76\"]", "", "", "",
-     "periodic box, x y z in angstroms", "[C] the ApoA1 benchmark (cellBasisVector)"},
+    {"box", ParamKind::text_list, "[\"108.86\", \"108.86\", \"77.76\"]", "", "", "", "periodic box, x y z in angstroms",
+     "[C] the ApoA1 benchmark (cellBasisVector)"},
     {"cutoff", ParamKind::number, "12", "", "1", "100", "non-bonded cutoff in angstroms", "[C] ApoA1 benchmark"},
     {"pairlist_distance", ParamKind::number, "13.5", "", "1", "100",
      "pairlist distance in angstroms: the minimum patch width", "[C] ApoA1 benchmark (pairlistdist)"},
@@ -58,9 +58,9 @@ struct Compute {
 
 struct Patch {
   std::int64_t atoms;
-  std::vector<int> computes;  // indices
+  std::vector<int> computes;      // indices
   std::vector<Rank> compute_pes;  // distinct PEs of its computes
-  std::vector<int> pencils;  // PME pencils its x-y footprint overlaps
+  std::vector<int> pencils;       // PME pencils its x-y footprint overlaps
   Rank pe = 0;
 };
 
@@ -92,12 +92,14 @@ class Namd final : public Workload {
     place(layer.job());
     build_pme(layer.size());
     handler_ = layer.register_handler(rt::AmHandler([this](Comm c, Envelope e) { return on_message(c, e); }));
-    for (std::size_t p = 0; p < patches_.size(); ++p) layer.kernel().spawn(begin_step(Comm(layer, patches_[p].pe), static_cast<int>(p), 0));
+    for (std::size_t p = 0; p < patches_.size(); ++p)
+      layer.kernel().spawn(begin_step(Comm(layer, patches_[p].pe), static_cast<int>(p), 0));
   }
 
   void finish(RunOutput& out) const override {
     const Time timed = step_end_.size() > 1 ? step_end_.back() - step_end_.front() : 0;
-    out.metrics["time_per_step_ms"] = to_seconds(timed) * 1e3 / static_cast<double>(std::max<std::int64_t>(1, steps_ - 1));
+    out.metrics["time_per_step_ms"] =
+        to_seconds(timed) * 1e3 / static_cast<double>(std::max<std::int64_t>(1, steps_ - 1));
     out.metrics["patches"] = static_cast<double>(patches_.size());
     out.metrics["computes"] = static_cast<double>(computes_.size());
     out.metrics["pme_pencils"] = static_cast<double>(pencils_);
@@ -105,7 +107,8 @@ class Namd final : public Workload {
     out.metrics["messages_per_step"] = static_cast<double>(messages_) / static_cast<double>(steps_);
     out.metrics["mean_message_bytes"] = messages_ ? static_cast<double>(bytes_) / static_cast<double>(messages_) : 0.0;
     auto& steps = out.add_series("steps", {"step", "end_ms"});  // when every patch has finished each step
-    for (std::size_t i = 0; i < step_end_.size(); ++i) steps.add({static_cast<double>(i), to_seconds(step_end_[i]) * 1e3});
+    for (std::size_t i = 0; i < step_end_.size(); ++i)
+      steps.add({static_cast<double>(i), to_seconds(step_end_[i]) * 1e3});
   }
 
  private:
@@ -115,7 +118,8 @@ class Namd final : public Workload {
     for (std::size_t i = 0; i < 3; ++i) dims_[i] = std::max(1, static_cast<int>(box_[i] / pairlist_));
     const int count = dims_[0] * dims_[1] * dims_[2];
     patches_.assign(static_cast<std::size_t>(count), {});
-    for (int p = 0; p < count; ++p) patches_[static_cast<std::size_t>(p)].atoms = atoms_ / count + (p < atoms_ % count ? 1 : 0);
+    for (int p = 0; p < count; ++p)
+      patches_[static_cast<std::size_t>(p)].atoms = atoms_ / count + (p < atoms_ % count ? 1 : 0);
   }
 
   int patch_at(int x, int y, int z) const {
@@ -176,12 +180,14 @@ class Namd final : public Workload {
     const int pes = job.size();
     std::vector<Time> load(static_cast<std::size_t>(pes), 0);
     for (std::size_t p = 0; p < patches_.size(); ++p) {
-      patches_[p].pe = static_cast<Rank>(static_cast<std::int64_t>(p) * pes / static_cast<std::int64_t>(patches_.size()));
+      patches_[p].pe =
+          static_cast<Rank>(static_cast<std::int64_t>(p) * pes / static_cast<std::int64_t>(patches_.size()));
       load[static_cast<std::size_t>(patches_[p].pe)] += patches_[p].atoms * atom_cost_;
     }
     std::vector<std::size_t> order(computes_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](auto l, auto r) { return computes_[l].pairs > computes_[r].pairs; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](auto l, auto r) { return computes_[l].pairs > computes_[r].pairs; });
     for (auto c : order) {
       const Rank pe = least_loaded_near(computes_[c], job, load);
       computes_[c].pe = pe;
@@ -190,7 +196,8 @@ class Namd final : public Workload {
     for (std::size_t c = 0; c < computes_.size(); ++c) {
       for (int p : {computes_[c].a, computes_[c].b}) {
         auto& patch = patches_[static_cast<std::size_t>(p)];
-        if (patch.computes.empty() || patch.computes.back() != static_cast<int>(c)) patch.computes.push_back(static_cast<int>(c));
+        if (patch.computes.empty() || patch.computes.back() != static_cast<int>(c))
+          patch.computes.push_back(static_cast<int>(c));
         if (std::find(patch.compute_pes.begin(), patch.compute_pes.end(), computes_[c].pe) == patch.compute_pes.end())
           patch.compute_pes.push_back(computes_[c].pe);
       }
@@ -221,7 +228,8 @@ class Namd final : public Workload {
   // of PEs would make every transpose a storm of ~100-byte messages).
   void build_pme(int pes) {
     constexpr int kColumnsPerPencil = 16;
-    const int side = static_cast<int>(std::sqrt(static_cast<double>(std::min<std::int64_t>(pes, grid_[0] * grid_[1] / kColumnsPerPencil))));
+    const int side = static_cast<int>(
+        std::sqrt(static_cast<double>(std::min<std::int64_t>(pes, grid_[0] * grid_[1] / kColumnsPerPencil))));
     rx_ = std::max(1, std::min(static_cast<int>(grid_[0]), side));
     ry_ = std::max(1, std::min(static_cast<int>(grid_[1]), side));
     pencils_ = rx_ * ry_;
@@ -231,12 +239,15 @@ class Namd final : public Workload {
         for (int z = 0; z < dims_[2]; ++z) {
           auto& patch = patches_[static_cast<std::size_t>(patch_at(x, y, z))];
           for (int i = x * rx_ / dims_[0]; i <= ((x + 1) * rx_ - 1) / dims_[0]; ++i)
-            for (int j = y * ry_ / dims_[1]; j <= ((y + 1) * ry_ - 1) / dims_[1]; ++j) patch.pencils.push_back(i * ry_ + j);
+            for (int j = y * ry_ / dims_[1]; j <= ((y + 1) * ry_ - 1) / dims_[1]; ++j)
+              patch.pencils.push_back(i * ry_ + j);
         }
     pencil_points_ = grid_[0] * grid_[1] * grid_[2] / pencils_;
   }
 
-  Rank pencil_pe(int pencil, int pes) const { return static_cast<Rank>((static_cast<std::int64_t>(pencil) * 7919) % pes); }
+  Rank pencil_pe(int pencil, int pes) const {
+    return static_cast<Rank>((static_cast<std::int64_t>(pencil) * 7919) % pes);
+  }
   bool pme_step(std::int64_t step) const { return step % pme_every_ == 0; }
 
   // ---- The step, driven by messages
@@ -251,8 +262,7 @@ class Namd final : public Workload {
   Task<> begin_step(Comm c, int patch, std::int64_t step) {
     if (step >= steps_) co_return;
     const auto& p = patches_[static_cast<std::size_t>(patch)];
-    for (Rank pe : p.compute_pes)
-      co_await send(c, pe, p.atoms * coordinate_bytes_, word(kCoordinates, step, patch));
+    for (Rank pe : p.compute_pes) co_await send(c, pe, p.atoms * coordinate_bytes_, word(kCoordinates, step, patch));
     if (!pme_step(step)) co_return;
     co_await c.compute(p.atoms * atom_cost_);  // charge spreading
     const Bytes share = pencil_points_ * 8 / static_cast<Bytes>(std::max<std::size_t>(1, p.pencils.size()));
@@ -266,11 +276,16 @@ class Namd final : public Workload {
     const auto step = static_cast<std::int64_t>((e.word >> 8) & 0xffffff);
     const auto id = static_cast<int>(e.word >> 32);
     switch (kind) {
-      case kCoordinates: co_return co_await coordinates_in(c, id, step);
-      case kForces: co_return co_await forces_in(c, id, step, 1);
-      case kCharges: co_return co_await pme_phase(c, id, step, 0);
-      case kTranspose: co_return co_await pme_phase(c, id, step, phase);
-      case kPmeForces: co_return co_await forces_in(c, id, step, 0);
+      case kCoordinates:
+        co_return co_await coordinates_in(c, id, step);
+      case kForces:
+        co_return co_await forces_in(c, id, step, 1);
+      case kCharges:
+        co_return co_await pme_phase(c, id, step, 0);
+      case kTranspose:
+        co_return co_await pme_phase(c, id, step, phase);
+      case kPmeForces:
+        co_return co_await forces_in(c, id, step, 0);
     }
   }
 
@@ -318,8 +333,7 @@ class Namd final : public Workload {
       const Bytes block = pencil_points_ * 16 / peers;  // complex doubles
       for (int k = 0; k < peers; ++k) {
         const int to = phase % 2 == 0 ? (pencil / ry_) * ry_ + k : k * ry_ + pencil % ry_;
-        co_await send(c, pencil_pe(to, c.size()), block, word(kTranspose, step, to, phase + 1),
-                                     rt::kPersistent);
+        co_await send(c, pencil_pe(to, c.size()), block, word(kTranspose, step, to, phase + 1), rt::kPersistent);
       }
       co_return;
     }
@@ -327,7 +341,7 @@ class Namd final : public Workload {
       const auto& patch = patches_[p];
       if (std::find(patch.pencils.begin(), patch.pencils.end(), pencil) == patch.pencils.end()) continue;
       co_await send(c, patch.pe, patch.atoms * force_bytes_ / static_cast<Bytes>(patch.pencils.size()),
-                                   word(kPmeForces, step, static_cast<std::int64_t>(p)));
+                    word(kPmeForces, step, static_cast<std::int64_t>(p)));
     }
   }
 

@@ -80,9 +80,12 @@ void count_subtree(const Board& b, int n, std::int64_t& nodes, std::int64_t& sol
 class NQueens final : public Workload {
  public:
   explicit NQueens(const ParamReader& r)
-      : n_(static_cast<int>(r.integer("board"))), grain_(static_cast<int>(r.integer("grain"))),
-        state_bytes_(r.size("state_bytes")), branching_(static_cast<int>(r.integer("qd_branching"))),
-        qd_bytes_(r.size("qd_bytes")), where_(r.where()) {
+      : n_(static_cast<int>(r.integer("board"))),
+        grain_(static_cast<int>(r.integer("grain"))),
+        state_bytes_(r.size("state_bytes")),
+        branching_(static_cast<int>(r.integer("qd_branching"))),
+        qd_bytes_(r.size("qd_bytes")),
+        where_(r.where()) {
     if (grain_ > n_) r.where("grain").fail("the grain cannot exceed the board size " + std::to_string(n_));
   }
 
@@ -127,7 +130,8 @@ class NQueens final : public Workload {
 
   Task<> seed(Comm c, const Board& b) {
     ++live_;
-    const auto pe = static_cast<Rank>(rngs_[static_cast<std::size_t>(c.rank())].below(static_cast<std::uint64_t>(c.size())));
+    const auto pe =
+        static_cast<Rank>(rngs_[static_cast<std::size_t>(c.rank())].below(static_cast<std::uint64_t>(c.size())));
     co_await co_await c.am_isend(pe, handler_, state_bytes_, pack(b, n_));
   }
 
@@ -176,8 +180,9 @@ class NQueens final : public Workload {
   Task<> answer(Comm c, int round) {
     const Rank me = c.rank();
     qd_replies_[static_cast<std::size_t>(me)] = 0;
-    if (me != 0) co_return co_await c.am_send((me - 1) / branching_, qd_handler_, qd_bytes_,
-                                               static_cast<std::uint64_t>(round) << 1 | 1);
+    if (me != 0)
+      co_return co_await c.am_send((me - 1) / branching_, qd_handler_, qd_bytes_,
+                                   static_cast<std::uint64_t>(round) << 1 | 1);
     if (round == 0) co_return co_await wave(c, Envelope{0, 0, 0, 0, std::uint64_t{1} << 1});
     done_at_ = c.now();
   }

@@ -26,7 +26,8 @@ constexpr ParamSpec kSpecs[] = {
     {"operation", ParamKind::choice, "send_recv", "", "", "",
      "send_recv: two-sided ping-pong; put_pingpong: ping-pong of notified puts (each side waits for the other's "
      "put to land); put / get: one-sided operations timed to remote completion; ping_ack: a message and a "
-     "zero-byte reply, timed as a round trip", "-", "send_recv|put_pingpong|put|get|ping_ack"},
+     "zero-byte reply, timed as a round trip",
+     "-", "send_recv|put_pingpong|put|get|ping_ack"},
 };
 const ParamTable kParams{"workload (name: pingpong)", "Latency over a size sweep between two ranks.", kSpecs};
 
@@ -61,7 +62,8 @@ class PingPong final : public Workload {
     auto& table = out.add_series("latency", {"size_bytes", "latency_us", "bandwidth_MBps"});
     const std::vector<Time> latency = mean_latency();
     for (std::size_t i = 0; i < sizes_.size(); ++i)
-      table.add({static_cast<double>(sizes_[i]), microseconds(latency[i]), megabytes_per_second(sizes_[i], latency[i])});
+      table.add(
+          {static_cast<double>(sizes_[i]), microseconds(latency[i]), megabytes_per_second(sizes_[i], latency[i])});
     add_breakdown(out, latency);
     out.metrics["smallest_size_latency_us"] = microseconds(latency.front());
     out.metrics["largest_size_latency_us"] = microseconds(latency.back());
@@ -147,14 +149,13 @@ class PingPong final : public Workload {
   bool all_pairs_;
   std::string operation_;
   Rank pairs_ = 1;
-  std::vector<Time> latency_;  // per size: summed over pairs
+  std::vector<Time> latency_;             // per size: summed over pairs
   std::vector<rt::CpuCharge> core_time_;  // per size, per one-way message
 };
 
 }  // namespace
 
-const WorkloadEntry kPingPongWorkload{
-    "pingpong", "two ranks bounce a message; one-way latency over a size sweep", &kParams,
-    &make_from<PingPong>};
+const WorkloadEntry kPingPongWorkload{"pingpong", "two ranks bounce a message; one-way latency over a size sweep",
+                                      &kParams, &make_from<PingPong>};
 
 }  // namespace torsim::apps

@@ -11,18 +11,16 @@ void Workload::check(const rt::Job& job, const Where& where) const {
 }
 
 const std::vector<WorkloadEntry>& workloads() {
-  static const std::vector<WorkloadEntry> entries{kPingPongWorkload, kBandwidthWorkload, kMessageRateWorkload,
-                                                  kFloodWorkload, kTrafficWorkload, kNQueensWorkload,
-                                                  kNamdWorkload, kCollectiveWorkload, kBisectionWorkload,
-                                                  kFft3dWorkload,
-                                                  kDdtbenchWorkload, kHaloExchangeWorkload, kTraceWorkload};
+  static const std::vector<WorkloadEntry> entries{
+      kPingPongWorkload, kBandwidthWorkload,    kMessageRateWorkload, kFloodWorkload,     kTrafficWorkload,
+      kNQueensWorkload,  kNamdWorkload,         kCollectiveWorkload,  kBisectionWorkload, kFft3dWorkload,
+      kDdtbenchWorkload, kHaloExchangeWorkload, kTraceWorkload};
   return entries;
 }
 
 std::unique_ptr<Workload> make_workload(const Json& spec, const Where& where) {
   if (!spec.is_object()) where.fail("expected an object such as {\"name\": \"pingpong\"}, got " + preview(spec));
-  if (!spec.contains("name") || !spec["name"].is_string())
-    where.fail("expected a workload \"name\" string");
+  if (!spec.contains("name") || !spec["name"].is_string()) where.fail("expected a workload \"name\" string");
   const auto name = spec["name"].get<std::string>();
   std::string valid;
   for (const auto& e : workloads()) {

@@ -10,8 +10,8 @@
 #include <algorithm>
 
 #include "models/apps/micro.hpp"
-#include "topologies/torus.hpp"
 #include "sim/core/random.hpp"
+#include "topologies/torus.hpp"
 
 namespace torsim::apps {
 namespace {
@@ -24,17 +24,18 @@ constexpr ParamSpec kSpecs[] = {
      "uniform_random: a random other rank per message; transpose: node (x, y, ...) -> (y, x, ...); tornado: "
      "each torus coordinate c -> c + ceil(k/2) - 1; hot_spot: uniform_random, but a message goes to rank 0 with "
      "probability hot_fraction; latency_map: rank 0 to each rank in turn",
-     "-", "shift|nearest_neighbor|random_permutation|all_to_all|incast|bit_complement|uniform_random|transpose|"
+     "-",
+     "shift|nearest_neighbor|random_permutation|all_to_all|incast|bit_complement|uniform_random|transpose|"
      "tornado|hot_spot|latency_map"},
     {"size", ParamKind::size, "4KiB", "B", "0B", "1GiB", "message size", "-"},
-    {"messages", ParamKind::integer, "1", "", "1", "1000000000",
-     "messages per destination (uniform_random: per rank)", "-"},
-    {"window", ParamKind::integer, "4", "", "1", "1000000", "messages in flight (sent, not delivered) per rank",
+    {"messages", ParamKind::integer, "1", "", "1", "1000000000", "messages per destination (uniform_random: per rank)",
      "-"},
+    {"window", ParamKind::integer, "4", "", "1", "1000000", "messages in flight (sent, not delivered) per rank", "-"},
     {"distance", ParamKind::integer, "1", "", "", "", "shift distance in ranks", "-"},
     {"offered_rate", ParamKind::rate, kUnset, "GB/s", "1MB/s", "10000GB/s",
      "payload each rank offers per second, open loop (unset: closed loop, each rank sends as fast as its window "
-     "allows)", "-"},
+     "allows)",
+     "-"},
     {"hot_fraction", ParamKind::number, "0.1", "", "0", "1", "hot_spot: share of each rank's messages sent to rank 0",
      "-"},
 };
@@ -51,7 +52,9 @@ std::vector<Rank> torus_neighbours(const rt::Job& job, const std::vector<Rank>& 
   for (const topo::LinkId id : t.network_links_from(t.router_of(node))) {
     const NodeId target = t.link(id).to * (t.node_count() / t.router_count()) + slot;
     const Rank first = first_rank_on_node[static_cast<std::size_t>(target)];
-    if (first >= 0) out.push_back(first + (job.placement.round_robin ? offset * static_cast<Rank>(job.placement.nodes.size()) : offset));
+    if (first >= 0)
+      out.push_back(first +
+                    (job.placement.round_robin ? offset * static_cast<Rank>(job.placement.nodes.size()) : offset));
   }
   return out;
 }
@@ -134,7 +137,8 @@ class Traffic final : public Workload {
     add_per_source(out);
     if (pattern_ == "hot_spot")
       out.metrics["background_mean_latency_us"] =
-          background_delivered_ ? microseconds(background_latency_sum_ / static_cast<Time>(background_delivered_)) : 0.0;
+          background_delivered_ ? microseconds(background_latency_sum_ / static_cast<Time>(background_delivered_))
+                                : 0.0;
     if (offered_rate_ > 0) {
       const double ranks = static_cast<double>(sources_.size());
       out.metrics["offered_GBps_per_rank"] = static_cast<double>(offered_rate_) / 1e9;
@@ -151,7 +155,8 @@ class Traffic final : public Workload {
       permutation_.resize(static_cast<std::size_t>(n));
       for (int i = 0; i < n; ++i) permutation_[static_cast<std::size_t>(i)] = i;
       Rng rng = job.rng(1);
-      for (int i = n - 1; i > 0; --i) std::swap(permutation_[static_cast<std::size_t>(i)], permutation_[rng.below(static_cast<std::uint64_t>(i))]);
+      for (int i = n - 1; i > 0; --i)
+        std::swap(permutation_[static_cast<std::size_t>(i)], permutation_[rng.below(static_cast<std::uint64_t>(i))]);
     }
     if (pattern_ == "nearest_neighbor" || pattern_ == "transpose" || pattern_ == "tornado") {
       first_rank_on_node_.assign(static_cast<std::size_t>(job.machine.node_count()), -1);
@@ -193,8 +198,9 @@ class Traffic final : public Workload {
     const NodeId target_node = target * torus.concentration() + node % torus.concentration();
     const Rank first = first_rank_on_node_[static_cast<std::size_t>(target_node)];
     if (first < 0) return {};
-    return {first + (job_->placement.round_robin ? job_->placement.local_index(me) * static_cast<Rank>(job_->placement.nodes.size())
-                                                 : job_->placement.local_index(me))};
+    return {first + (job_->placement.round_robin
+                         ? job_->placement.local_index(me) * static_cast<Rank>(job_->placement.nodes.size())
+                         : job_->placement.local_index(me))};
   }
 
   Task<> send_all(Comm c) {
@@ -317,7 +323,8 @@ class Traffic final : public Workload {
     }
     out.metrics["min_latency_us"] = microseconds(lo);
     out.metrics["max_latency_us"] = microseconds(hi);
-    out.metrics["mean_latency_us"] = microseconds(sum / static_cast<Time>(std::max<std::size_t>(1, map_latency_.size())));
+    out.metrics["mean_latency_us"] =
+        microseconds(sum / static_cast<Time>(std::max<std::size_t>(1, map_latency_.size())));
   }
 
   // Per-source throughput: bytes a rank sent over the time from its first send to the last
@@ -343,7 +350,7 @@ class Traffic final : public Workload {
   Bytes size_;
   std::int64_t messages_, window_, distance_;
   Rate offered_rate_;
-  std::uint64_t hot_ppm_;  // hot_fraction in millionths
+  std::uint64_t hot_ppm_;                   // hot_fraction in millionths
   Time window_start_ = 0, window_end_ = 0;  // open loop: where the accepted throughput is measured
   Bytes window_bytes_ = 0;
   std::uint64_t background_delivered_ = 0;  // hot_spot: messages to ranks other than 0
@@ -364,9 +371,9 @@ class Traffic final : public Workload {
   // Per source, what the hints read: a compact array (24 bytes a rank, in the cache) where
   // the source's record would be a miss to wait for first.
   struct Sender {
-    const void* frame = nullptr;  // its coroutine frame
-    Rank next_destination = -1;   // of its next message (-1: none)
-    std::int32_t in_flight = 0;   // sent, not yet delivered (window <= 10^6)
+    const void* frame = nullptr;    // its coroutine frame
+    Rank next_destination = -1;     // of its next message (-1: none)
+    std::int32_t in_flight = 0;     // sent, not yet delivered (window <= 10^6)
     bool waits_for_credit = false;  // mirrors the source record's `waiting`, for the hints
   };
   static_assert(sizeof(Sender) == 24);

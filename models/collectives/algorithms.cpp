@@ -132,8 +132,7 @@ Task<std::uint64_t> binomial_scatter(PointToPoint& p, Rank root, Bytes size_per_
   }
   for (mask >>= 1; mask > 0; mask >>= 1) {
     const int child = relative + mask;
-    if (child < n)
-      co_await co_await p.isend(absolute(child, root, n), std::min(mask, n - child) * size_per_rank, word);
+    if (child < n) co_await co_await p.isend(absolute(child, root, n), std::min(mask, n - child) * size_per_rank, word);
   }
   co_return word;
 }
@@ -192,7 +191,8 @@ Task<std::uint64_t> linear_alltoallv(PointToPoint& p, Blocks sizes, std::uint64_
   const Rank self = p.rank();
   std::vector<Request> in, out;
   for (int step = 1; step < n; ++step) in.push_back(p.irecv((self + step) % n));
-  for (int step = 1; step < n; ++step) out.push_back(co_await p.isend((self + step) % n, sizes[(self + step) % n], word));
+  for (int step = 1; step < n; ++step)
+    out.push_back(co_await p.isend((self + step) % n, sizes[(self + step) % n], word));
   std::uint64_t held = word;
   for (Request& block : in) held += (co_await block).word;
   for (Request& sent : out) co_await sent;

@@ -22,9 +22,10 @@ constexpr ParamSpec kSpecs[] = {
      "binomial|linear"},
     {"alltoall", ParamKind::choice, "pairwise", "", "", "",
      "pairwise: one exchange per step; linear: every message posted at once", "-", "pairwise|linear"},
-    {"alltoallv", ParamKind::choice, "linear", "", "", "", "all-to-all with a size per pair (trace replay): "
-     "pairwise or linear, as for alltoall", "MPICH's MPIR_Alltoallv_intra posts every isend and irecv at once",
-     "pairwise|linear"},
+    {"alltoallv", ParamKind::choice, "linear", "", "", "",
+     "all-to-all with a size per pair (trace replay): "
+     "pairwise or linear, as for alltoall",
+     "MPICH's MPIR_Alltoallv_intra posts every isend and irecv at once", "pairwise|linear"},
     {"allgather", ParamKind::choice, "auto", "", "", "",
      "allgather and allgatherv (trace replay): auto: recursive doubling on a power-of-two rank count below 80 KiB "
      "gathered in all, else ring; ring; recursive_doubling (powers of two only)",
@@ -51,26 +52,32 @@ const ParamTable kSelectionParams{"runtime.collectives",
 
 Selection parse_selection(const ParamReader& r, int ranks) {
   Selection s;
-  s.reduce = r.choice<ReduceAlgorithm>("reduce", {{"binomial", ReduceAlgorithm::binomial}, {"knomial", ReduceAlgorithm::knomial}});
+  s.reduce = r.choice<ReduceAlgorithm>(
+      "reduce", {{"binomial", ReduceAlgorithm::binomial}, {"knomial", ReduceAlgorithm::knomial}});
   s.degree = static_cast<int>(r.integer("degree"));
   if (s.degree == 1) r.where("degree").fail("a k-nomial tree needs a degree of at least 2 (0: the layer's choice)");
-  s.allreduce = r.choice<AllreduceAlgorithm>("allreduce", {{"auto", AllreduceAlgorithm::automatic},
-                                                            {"recursive_doubling", AllreduceAlgorithm::recursive_doubling},
-                                                            {"reduce_bcast", AllreduceAlgorithm::reduce_bcast}});
+  s.allreduce =
+      r.choice<AllreduceAlgorithm>("allreduce", {{"auto", AllreduceAlgorithm::automatic},
+                                                 {"recursive_doubling", AllreduceAlgorithm::recursive_doubling},
+                                                 {"reduce_bcast", AllreduceAlgorithm::reduce_bcast}});
   if (s.allreduce == AllreduceAlgorithm::recursive_doubling && !power_of_two(ranks))
-    r.where("allreduce").fail("recursive doubling needs a power-of-two number of ranks; the job has " +
-                              std::to_string(ranks) + " (use \"auto\" or \"reduce_bcast\")");
-  s.gather = r.choice<GatherAlgorithm>("gather", {{"binomial", GatherAlgorithm::binomial}, {"linear", GatherAlgorithm::linear}});
+    r.where("allreduce")
+        .fail("recursive doubling needs a power-of-two number of ranks; the job has " + std::to_string(ranks) +
+              " (use \"auto\" or \"reduce_bcast\")");
+  s.gather = r.choice<GatherAlgorithm>("gather",
+                                       {{"binomial", GatherAlgorithm::binomial}, {"linear", GatherAlgorithm::linear}});
   const std::initializer_list<std::pair<std::string_view, AlltoallAlgorithm>> alltoall{
       {"pairwise", AlltoallAlgorithm::pairwise}, {"linear", AlltoallAlgorithm::linear}};
   s.alltoall = r.choice("alltoall", alltoall);
   s.alltoallv = r.choice("alltoallv", alltoall);
-  s.allgather = r.choice<AllgatherAlgorithm>("allgather", {{"auto", AllgatherAlgorithm::automatic},
-                                                            {"ring", AllgatherAlgorithm::ring},
-                                                            {"recursive_doubling", AllgatherAlgorithm::recursive_doubling}});
+  s.allgather =
+      r.choice<AllgatherAlgorithm>("allgather", {{"auto", AllgatherAlgorithm::automatic},
+                                                 {"ring", AllgatherAlgorithm::ring},
+                                                 {"recursive_doubling", AllgatherAlgorithm::recursive_doubling}});
   if (s.allgather == AllgatherAlgorithm::recursive_doubling && !power_of_two(ranks))
-    r.where("allgather").fail("recursive doubling needs a power-of-two number of ranks; the job has " +
-                              std::to_string(ranks) + " (use \"auto\" or \"ring\")");
+    r.where("allgather")
+        .fail("recursive doubling needs a power-of-two number of ranks; the job has " + std::to_string(ranks) +
+              " (use \"auto\" or \"ring\")");
   return s;
 }
 
@@ -106,10 +113,10 @@ Task<std::uint64_t> run_alltoallv(PointToPoint& p, AlltoallAlgorithm algorithm, 
 }
 
 Task<std::uint64_t> run_allgatherv(PointToPoint& p, const Selection& s, Blocks sizes, std::uint64_t word) {
-  const bool doubling = power_of_two(p.size()) &&
-                        (s.allgather == AllgatherAlgorithm::recursive_doubling ||
-                         (s.allgather == AllgatherAlgorithm::automatic &&
-                          sizes.sum(0, sizes.ranks()) < kAllgatherShortBytes));
+  const bool doubling =
+      power_of_two(p.size()) &&
+      (s.allgather == AllgatherAlgorithm::recursive_doubling ||
+       (s.allgather == AllgatherAlgorithm::automatic && sizes.sum(0, sizes.ranks()) < kAllgatherShortBytes));
   if (doubling) return recursive_doubling_allgatherv(p, sizes, word);
   return ring_allgatherv(p, sizes, word);
 }
@@ -150,8 +157,7 @@ Task<std::uint64_t> Algorithms::gather(Comm c, Rank root, Bytes size_per_rank, s
 
 Task<std::uint64_t> Algorithms::alltoall(Comm c, Bytes size_per_pair, std::uint64_t word) const {
   const auto ch = channel(c, rt::CollectiveOp::alltoall, size_per_pair);
-  const std::uint64_t result =
-      co_await run_alltoallv(*ch, selection_.alltoall, Blocks(size_per_pair, c.size()), word);
+  const std::uint64_t result = co_await run_alltoallv(*ch, selection_.alltoall, Blocks(size_per_pair, c.size()), word);
   co_await ch->finish(size_per_pair * c.size());
   co_return result;
 }

@@ -74,8 +74,7 @@ GpuParams parse_gpu(const ParamReader& r) {
 }
 
 GpuParams gpu_of(const Machine& machine, const Where& where) {
-  if (machine.gpu.empty())
-    where.fail("machine '" + machine.name + "' has no GPUs (its preset has no \"gpu\" section)");
+  if (machine.gpu.empty()) where.fail("machine '" + machine.name + "' has no GPUs (its preset has no \"gpu\" section)");
   return parse_gpu(ParamReader(machine.gpu, machine.where / "gpu", kGpuParams));
 }
 

@@ -17,11 +17,10 @@ Time KernelEngine::lone_time(const KernelWork& work) const {
 
 std::int64_t KernelEngine::share(const KernelWork& work) const {
   const Time lone = lone_time(work);
-  const auto threads = static_cast<std::int64_t>(Int128{std::min(work.threads, p_.resident_threads)} * kFull /
-                                                 p_.resident_threads);
-  const auto memory = lone > 0 ? static_cast<std::int64_t>(Int128{transfer_time(work.traffic, p_.memory_bandwidth)} *
-                                                           kFull / lone)
-                               : 0;
+  const auto threads =
+      static_cast<std::int64_t>(Int128{std::min(work.threads, p_.resident_threads)} * kFull / p_.resident_threads);
+  const auto memory =
+      lone > 0 ? static_cast<std::int64_t>(Int128{transfer_time(work.traffic, p_.memory_bandwidth)} * kFull / lone) : 0;
   return std::clamp<std::int64_t>(std::max(threads, memory), 1, kFull);
 }
 
@@ -31,8 +30,10 @@ void KernelEngine::Run::await_suspend(std::coroutine_handle<> h) {
   job->share = engine_->share(work_);
   job->waiter = h;
   engine_->busy_ += job->lone;
-  if (engine_->running() < engine_->p_.max_concurrent) engine_->admit(std::move(job));
-  else engine_->waiting_.push_back(std::move(job));
+  if (engine_->running() < engine_->p_.max_concurrent)
+    engine_->admit(std::move(job));
+  else
+    engine_->waiting_.push_back(std::move(job));
 }
 
 void KernelEngine::admit(std::unique_ptr<Job> job) {

@@ -69,8 +69,8 @@ class KernelEngine {
   EngineParams p_;
   std::vector<std::unique_ptr<Job>> running_;
   std::deque<std::unique_ptr<Job>> waiting_;  // beyond max_concurrent
-  Int128 virtual_ = 0;   // lone picoseconds x kFull served to each running kernel so far
-  Time updated_ = 0;     // when virtual_ was last advanced
+  Int128 virtual_ = 0;                        // lone picoseconds x kFull served to each running kernel so far
+  Time updated_ = 0;                          // when virtual_ was last advanced
   std::int64_t load_ = 0;
   std::uint64_t generation_ = 0;  // the timer's; older timers are stale
   Time busy_ = 0;

@@ -7,8 +7,10 @@ namespace torsim::rt {
 
 void Datatype::append(Bytes offset, Bytes length) {
   if (length <= 0) return;
-  if (!blocks_.empty() && blocks_.back().offset + blocks_.back().length == offset) blocks_.back().length += length;
-  else blocks_.push_back({offset, length});
+  if (!blocks_.empty() && blocks_.back().offset + blocks_.back().length == offset)
+    blocks_.back().length += length;
+  else
+    blocks_.push_back({offset, length});
   size_ += length;
 }
 

@@ -29,8 +29,8 @@ Request MessagingLayer::irecv(Rank self, Rank src, Tag tag) {
   if (!q.unexpected.take_first([&](const Unexpected& u) { return matches(src, tag, u.envelope); }, arrived))
     q.posted.push_back({src, tag, index});
   else if (arrived.on_match.fn)
-    kernel().at(kernel().now(), {arrived.on_match.fn, arrived.on_match.ctx,
-                                 arrived.on_match.arg | std::uint64_t{index} << 32});
+    kernel().at(kernel().now(),
+                {arrived.on_match.fn, arrived.on_match.ctx, arrived.on_match.arg | std::uint64_t{index} << 32});
   else
     requests_.complete(index, arrived.envelope);
   return Request(&requests_, index);
@@ -50,7 +50,8 @@ MessagingLayer::MatchWait MessagingLayer::match_receive(const Envelope& envelope
 bool MessagingLayer::take_posted(const Envelope& envelope, std::uint32_t& request) {
   RankQueues& q = ranks_[static_cast<std::size_t>(envelope.dst)];
   PostedReceive posted{};
-  if (!q.posted.take_first([&](const PostedReceive& p) { return matches(p.src, p.tag, envelope); }, posted)) return false;
+  if (!q.posted.take_first([&](const PostedReceive& p) { return matches(p.src, p.tag, envelope); }, posted))
+    return false;
   request = posted.request;
   return true;
 }
@@ -103,8 +104,10 @@ Task<> MessagingLayer::run_handlers(Rank self) {
     if (const Time overhead = handler_overhead(self); overhead > 0)
       co_await cores().run(self, overhead, CpuUse::scheduler);
     const Handler& h = handlers_[am.handler];
-    if (h.instant) h.instant(Comm(*this, self), am.envelope);
-    else co_await h.coroutine(Comm(*this, self), am.envelope);
+    if (h.instant)
+      h.instant(Comm(*this, self), am.envelope);
+    else
+      co_await h.coroutine(Comm(*this, self), am.envelope);
   }
   running_handlers_[static_cast<std::size_t>(self)] = false;
 }
@@ -134,9 +137,7 @@ Task<> MessagingLayer::wait_notify(Rank self, Rank from) {
   co_await notifications_[{self, from}].acquire();
 }
 
-void MessagingLayer::notify(Rank target, Rank from) {
-  notifications_[{target, from}].release(kernel());
-}
+void MessagingLayer::notify(Rank target, Rank from) { notifications_[{target, from}].release(kernel()); }
 
 const CollectiveAlgorithms& MessagingLayer::collectives() const {
   if (!collectives_)

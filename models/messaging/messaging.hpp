@@ -22,14 +22,14 @@
 namespace torsim::rt {
 
 // The interface speaks of the node's ranks, job and core charges.
+using node::cpu_use_name;
 using node::CpuCharge;
 using node::CpuUse;
 using node::Job;
 using node::kCpuUses;
 using node::NodeId;
-using node::Placement;
-using node::cpu_use_name;
 using node::parse_placement;
+using node::Placement;
 
 class MessagingLayer;
 class Comm;
@@ -134,8 +134,7 @@ class MessagingLayer {
   HandlerId register_handler(InstantHandler handler);
   /// `tag` is carried to the handler; kPersistent in it asks for a persistent channel where a
   /// layer has them (Charm++ over uGNI), and is ignored elsewhere.
-  virtual Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
-                                 Tag tag) = 0;
+  virtual Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) = 0;
   /// Hints for the workload, like the kernel's (Kernel::add_prefetcher): a layer that knows,
   /// one event ahead, that a message from `src` arrives next, or that a send by `src`
   /// completes locally next, calls `arrival(ctx, src)` or `send_completion(ctx, src)`, so

@@ -8,7 +8,8 @@ namespace torsim::net {
 
 namespace {
 constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, "packet", "", "", "", "network model: packet, analytic or another listed in this reference", "-"},
+    {"model", ParamKind::text, "packet", "", "", "",
+     "network model: packet, analytic or another listed in this reference", "-"},
 };
 }  // namespace
 
@@ -29,8 +30,10 @@ void AnalyticModel::start(const TransferRequest& request) {
   const Bytes wire = format_of(request).wire_bytes(request.bytes);
   counters_.wire_bytes += wire;
   ++counters_.trains;
-  if (request.rail >= 0) topology_.route_on_rail(request.src, request.dst, request.rail, route_);
-  else topology_.route(request.src, request.dst, route_);
+  if (request.rail >= 0)
+    topology_.route_on_rail(request.src, request.dst, request.rail, route_);
+  else
+    topology_.route(request.src, request.dst, route_);
   const Time head_start = now + machine_.node.nic_latency;
   RouteCost cost;
   for (LinkId l : route_) {

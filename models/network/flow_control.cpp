@@ -20,8 +20,8 @@ CreditModel::CreditModel(Kernel& kernel, const Machine& machine, Bytes train_byt
   // The dateline pair, or the bubble, only where there are rings to break.
   using Avoidance = RouterParams::DeadlockAvoidance;
   dateline_ = ring_dims_ != 0 && machine.router.deadlock_avoidance == Avoidance::dateline;
-  bubble_ = ring_dims_ != 0 && machine.router.deadlock_avoidance == Avoidance::bubble &&
-            network_capacity_ != kUnbounded;
+  bubble_ =
+      ring_dims_ != 0 && machine.router.deadlock_avoidance == Avoidance::bubble && network_capacity_ != kUnbounded;
   if (bubble_) bubble_bytes_ = machine.packet.wire_bytes(unit_payload(machine.packet));
   const std::uint32_t escape_vcs = dateline_ ? 2 : 1;
   adaptive_vc_ = static_cast<std::uint8_t>(escape_vcs);
@@ -33,15 +33,16 @@ CreditModel::CreditModel(Kernel& kernel, const Machine& machine, Bytes train_byt
   if (vcs_ > kMaxChannels || injection_fifos_ > kMaxFifos)
     throw std::logic_error("credit model: more virtual channels or injection FIFOs than a unit records");
   allocate_buffers();
-  kernel.add_prefetcher(member_callback<CreditModel, &CreditModel::arrive>(this).fn, [](const void* ctx, std::uint64_t arg) {
-    const auto* self = static_cast<const CreditModel*>(ctx);
-    const InFlight& f = self->units_[static_cast<std::uint32_t>(arg)];
-    __builtin_prefetch(&f.unit);
-    __builtin_prefetch(&f.ahead);
-    const auto* in = reinterpret_cast<const char*>(&self->buffers_[arg >> 32]);
-    __builtin_prefetch(in);
-    __builtin_prefetch(in + sizeof(Buffer) - 1);
-  });
+  kernel.add_prefetcher(member_callback<CreditModel, &CreditModel::arrive>(this).fn,
+                        [](const void* ctx, std::uint64_t arg) {
+                          const auto* self = static_cast<const CreditModel*>(ctx);
+                          const InFlight& f = self->units_[static_cast<std::uint32_t>(arg)];
+                          __builtin_prefetch(&f.unit);
+                          __builtin_prefetch(&f.ahead);
+                          const auto* in = reinterpret_cast<const char*>(&self->buffers_[arg >> 32]);
+                          __builtin_prefetch(in);
+                          __builtin_prefetch(in + sizeof(Buffer) - 1);
+                        });
   kernel.add_prefetcher(member_callback<CreditModel, &CreditModel::send_next_unit>(this).fn,
                         [](const void* ctx, std::uint64_t arg) {
                           static_cast<const CreditModel*>(ctx)->prefetch_message(static_cast<std::uint32_t>(arg));
@@ -156,8 +157,10 @@ void CreditModel::send_next_unit(std::uint64_t message_index) {
   u.bottleneck = m.bottleneck;
   u.route = m.route.data();
   u.next_link = m.first_link;
-  if (adaptive_) u.ejection = m.second_or_last;
-  else u.first_hop = m.second_or_last;
+  if (adaptive_)
+    u.ejection = m.second_or_last;
+  else
+    u.first_hop = m.second_or_last;
   u.fifo = m.fifo;
   u.tail = kernel_.now() + (start == 0 ? machine_.node.nic_latency : 0);
   u.last = m.all_sent;
@@ -171,8 +174,10 @@ void CreditModel::send_next_unit(std::uint64_t message_index) {
 void CreditModel::arrive(std::uint64_t unit_and_buffer) {
   const auto ui = static_cast<std::uint32_t>(unit_and_buffer);
   Buffer& in = buffers_[unit_and_buffer >> 32];
-  if (in.fifo_tail == kNone) in.fifo_head = ui;
-  else units_[in.fifo_tail].unit.next_in_buffer = ui;
+  if (in.fifo_tail == kNone)
+    in.fifo_head = ui;
+  else
+    units_[in.fifo_tail].unit.next_in_buffer = ui;
   in.fifo_tail = ui;
   if (in.fifo_head != ui) return;  // behind another unit: moved when that one leaves
   try_forward(ui);
@@ -201,7 +206,8 @@ CreditModel::Option CreditModel::option(const Unit& u, LinkId link, int adaptive
   if (!(c & kDimMask)) return {link, u.fifo, false};  // injection
   // The dateline channel is kept from the link where the unit crossed its ring's wrap-around
   // to the end of that dimension.
-  const bool same_dimension = u.link >= 0 && (link_class_[static_cast<std::size_t>(u.link)] & kDimMask) == (c & kDimMask);
+  const bool same_dimension =
+      u.link >= 0 && (link_class_[static_cast<std::size_t>(u.link)] & kDimMask) == (c & kDimMask);
   const bool crossed = dateline_ && ((same_dimension && u.crossed_dateline) || (c & kDateline));
   const int vc = adaptive_channel >= 0 ? adaptive_vc_ + adaptive_channel : crossed ? 1 : 0;
   return {link, static_cast<std::uint8_t>(vc), crossed};
@@ -254,7 +260,8 @@ Time CreditModel::credit_time(Buffer& b, Bytes capacity, Bytes bytes) {
   std::size_t arrived = 0;
   while (arrived < b.credits && b.credit_at[arrived] <= now) ++arrived;
   if (arrived > 0) {
-    std::copy(b.credit_at.begin() + static_cast<std::ptrdiff_t>(arrived), b.credit_at.begin() + b.credits, b.credit_at.begin());
+    std::copy(b.credit_at.begin() + static_cast<std::ptrdiff_t>(arrived), b.credit_at.begin() + b.credits,
+              b.credit_at.begin());
     std::copy(b.credit_bytes.begin() + static_cast<std::ptrdiff_t>(arrived), b.credit_bytes.begin() + b.credits,
               b.credit_bytes.begin());
     b.credits = static_cast<std::uint8_t>(b.credits - arrived);
@@ -293,7 +300,7 @@ void CreditModel::try_forward(UnitId id) {
   Unit& u = unit(id);
   if (u.message == kNone) return;  // moved on or delivered since it was queued for a retry
   Buffer* in = u.link >= 0 ? &buffer(u.link, u.vc) : nullptr;
-  if (in && in->fifo_head != id) return;  // head-of-line: behind another unit
+  if (in && in->fifo_head != id) return;                   // head-of-line: behind another unit
   if (u.waits_on != kNone && queue_head(u) != id) return;  // queued behind others
   // A unit in a buffer has its head in (it was tried no earlier than its arrival); at its NIC
   // its head leaves with its tail.
@@ -501,10 +508,10 @@ void CreditModel::deliver(std::uint32_t ui, Time at) {
 void CreditModel::drive(Kernel& kernel) {
   kernel.run();
   if (kernel.stopped() || units_in_flight() == 0) return;
-  const std::string what = "network deadlock: " + std::to_string(units_in_flight()) +
-                           " packet units are stuck in router buffers at t = " +
-                           std::to_string(to_microseconds(kernel.now())) +
-                           " us, each waiting for credit that another unit of the cycle holds";
+  const std::string what =
+      "network deadlock: " + std::to_string(units_in_flight()) +
+      " packet units are stuck in router buffers at t = " + std::to_string(to_microseconds(kernel.now())) +
+      " us, each waiting for credit that another unit of the cycle holds";
   if (!dateline_ && !bubble_) (machine_.where / "router" / "deadlock_avoidance").fail(what + " (no dateline channels)");
   throw std::logic_error(what + (dateline_ ? " despite the dateline channels" : " despite bubble flow control"));
 }

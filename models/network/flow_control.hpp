@@ -29,9 +29,9 @@
 // left (the injection link's input is the router's injection buffer, so a full buffer holds the
 // NIC); the last unit's departure is the local completion. A node may have several injection
 // buffers (`router.injection_fifos`, FIFOs into the router): a message uses the one of its first
-// hop's direction, so a message held by a congested direction does not hold the others. The ejection link drains into the
-// NIC's memory without back-pressure. A run that ends with units still in the network has
-// deadlocked, and drive() reports it.
+// hop's direction, so a message held by a congested direction does not hold the others. The ejection link drains into
+// the NIC's memory without back-pressure. A run that ends with units still in the network has deadlocked, and drive()
+// reports it.
 #pragma once
 
 #include <vector>
@@ -55,8 +55,8 @@ class CreditModel final : public PacketModelBase {
 
   struct Message {
     TransferRequest request;
-    Bytes next_offset = 0;       // payload bytes already cut into units
-    Bytes unit_payload = 0;      // payload bytes per unit (whole packets)
+    Bytes next_offset = 0;   // payload bytes already cut into units
+    Bytes unit_payload = 0;  // payload bytes per unit (whole packets)
     Time latest_delivery = 0;
     std::uint16_t bottleneck = 0;  // slowest link of the deterministic route, as a timing tag
     std::uint8_t fifo = 0;         // its injection FIFO (by its first hop's direction)
@@ -66,7 +66,7 @@ class CreditModel final : public PacketModelBase {
     // reads the route's cache line no more: its first link, and its second (deterministic
     // routes) or its last (adaptive routing).
     LinkId first_link = -1, second_or_last = -1;
-    std::vector<LinkId> route;   // deterministic route (kept for reuse across messages)
+    std::vector<LinkId> route;  // deterministic route (kept for reuse across messages)
   };
   /// A unit's state, in one cache line: what each hop needs is here (its next link, its
   /// message's bottleneck), so that a hop reads this record and not also its route or message
@@ -74,28 +74,28 @@ class CreditModel final : public PacketModelBase {
   /// Its head's arrival time is not kept: the arrival event runs then, so a unit in a buffer
   /// has its head in by the time it is tried, and a unit at its NIC has head == tail.
   struct alignas(64) Unit {
-    Time tail = 0;              // when its tail has fully arrived where it is (or left the NIC)
-    Bytes wire_start = 0;       // wire bytes of its message before it
-    const LinkId* route = nullptr;  // its message's route: at its NIC from its next link on, in
-                                    // the network from the first entry not read ahead
-    std::int32_t wire = 0;      // its wire bytes (at most a buffer: 16 MiB)
-    std::uint32_t message = kNone;  // kNone: a free record
+    Time tail = 0;                         // when its tail has fully arrived where it is (or left the NIC)
+    Bytes wire_start = 0;                  // wire bytes of its message before it
+    const LinkId* route = nullptr;         // its message's route: at its NIC from its next link on, in
+                                           // the network from the first entry not read ahead
+    std::int32_t wire = 0;                 // its wire bytes (at most a buffer: 16 MiB)
+    std::uint32_t message = kNone;         // kNone: a free record
     std::uint32_t next_in_buffer = kNone;  // the unit behind it in its input buffer
     std::uint32_t next_waiter = kNone;     // the unit behind it in a waiter queue (a UnitId)
     std::uint32_t waits_on = kNone;        // the buffer whose waiter queue it is in
-    LinkId link = -1;           // the link it arrived by; -1 at the source NIC
-    LinkId next_link = -1;      // deterministic routes, and any at its NIC: route[0], read ahead
+    LinkId link = -1;                      // the link it arrived by; -1 at the source NIC
+    LinkId next_link = -1;                 // deterministic routes, and any at its NIC: route[0], read ahead
     union {
-      LinkId ejection = -1;     // adaptive routing: its route's last link (it heads for its router)
-      LinkId first_hop;         // deterministic routes, at its NIC: route[1], read when it is cut
+      LinkId ejection = -1;  // adaptive routing: its route's last link (it heads for its router)
+      LinkId first_hop;      // deterministic routes, at its NIC: route[1], read when it is cut
     };
     std::int32_t next_waiter_room = 0;  // the credit next_waiter needs (deterministic routes)
-    std::uint16_t bottleneck = 0;  // its message's slowest link, as a timing tag (clamps serialisation)
-    std::uint8_t vc : 4 = 0;    // virtual channel of its input buffer (kMaxChannels)
-    std::uint8_t fifo : 4 = 0;  // at its NIC: its injection FIFO (kMaxFifos)
+    std::uint16_t bottleneck = 0;       // its message's slowest link, as a timing tag (clamps serialisation)
+    std::uint8_t vc : 4 = 0;            // virtual channel of its input buffer (kMaxChannels)
+    std::uint8_t fifo : 4 = 0;          // at its NIC: its injection FIFO (kMaxFifos)
     bool crossed_dateline : 1 = false;  // in its current dimension (picks the dateline channel)
     bool last : 1 = false;              // its message's last unit
-    bool enters : 1 = false;  // it waits in waits_on's queue of units entering a ring (bubble)
+    bool enters : 1 = false;            // it waits in waits_on's queue of units entering a ring (bubble)
   };
   static_assert(sizeof(Unit) == 64, "a unit is one cache line");
   /// A unit in the network: its state, and the next links of a deterministic route read ahead
@@ -122,12 +122,12 @@ class CreditModel final : public PacketModelBase {
   /// sees it through its credits.
   struct Buffer {
     static constexpr std::size_t kCredits = 4;
-    Time last_start = 0, last_end = 0;  // of the unit last scheduled out of it (FIFO order)
-    Bytes committed = 0;  // sent or promised into it, departure not scheduled yet
+    Time last_start = 0, last_end = 0;       // of the unit last scheduled out of it (FIFO order)
+    Bytes committed = 0;                     // sent or promised into it, departure not scheduled yet
     std::array<Time, kCredits> credit_at{};  // credits on their way back, oldest first
     std::array<std::int32_t, kCredits> credit_bytes{};
-    std::uint32_t fifo_head = kNone, fifo_tail = kNone;        // arrived units, in order
-    std::uint32_t waiters_head = kNone, waiters_tail = kNone;  // units upstream waiting for space
+    std::uint32_t fifo_head = kNone, fifo_tail = kNone;          // arrived units, in order
+    std::uint32_t waiters_head = kNone, waiters_tail = kNone;    // units upstream waiting for space
     std::uint32_t entering_head = kNone, entering_tail = kNone;  // the same, entering a ring (bubble)
     std::uint8_t credits = 0;
   };
@@ -231,24 +231,24 @@ class CreditModel final : public PacketModelBase {
   std::vector<std::uint8_t> link_class_;
   std::vector<std::uint32_t> first_buffer_;  // per link: its first buffer in buffers_
   std::vector<std::uint8_t> direction_;      // per link: 2 * dimension (+1 if negative); 0 off the network
-  std::uint32_t vcs_ = 1;         // virtual channels per network link
+  std::uint32_t vcs_ = 1;                    // virtual channels per network link
   std::uint32_t injection_fifos_ = 1;
-  std::uint8_t adaptive_vc_ = 1;  // minimal adaptive routing's first channel (after the escape ones)
+  std::uint8_t adaptive_vc_ = 1;   // minimal adaptive routing's first channel (after the escape ones)
   std::uint8_t adaptive_vcs_ = 0;  // its channels
   bool adaptive_;
   bool bubble_ = false;
-  Bytes bubble_bytes_ = 0;        // the largest unit: the room a unit entering a ring leaves
-  std::uint64_t ring_dims_ = 0;   // bit d + 1: dimension d has wrap-around links
+  Bytes bubble_bytes_ = 0;       // the largest unit: the room a unit entering a ring leaves
+  std::uint64_t ring_dims_ = 0;  // bit d + 1: dimension d has wrap-around links
   Bytes network_capacity_, injection_capacity_;
   bool dateline_ = false;
-  std::vector<Buffer> buffers_;   // per link and virtual channel
+  std::vector<Buffer> buffers_;  // per link and virtual channel
   SlotPool<Message> messages_;
-  SlotPool<InFlight> units_;  // units in the network
-  SlotPool<Unit> pending_;     // units at their NIC, not yet on the injection link
-  std::vector<UnitId> work_;   // units to retry
-  std::vector<Option> options_;      // scratch
-  std::vector<LinkId> next_hops_;    // scratch
-  std::vector<LinkId> lanes_;        // scratch
+  SlotPool<InFlight> units_;       // units in the network
+  SlotPool<Unit> pending_;         // units at their NIC, not yet on the injection link
+  std::vector<UnitId> work_;       // units to retry
+  std::vector<Option> options_;    // scratch
+  std::vector<LinkId> next_hops_;  // scratch
+  std::vector<LinkId> lanes_;      // scratch
 };
 
 }  // namespace torsim::net

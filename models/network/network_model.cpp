@@ -35,7 +35,8 @@ void NetworkModel::copy_within_node(LinkTimeline& copy_engine, const TransferReq
 namespace {
 
 std::unique_ptr<NetworkModel> make_packet(const ParamReader& r, Kernel& kernel, const Machine& machine) {
-  if (r.choice<bool>("flow_control", {{"credit", true}, {"none", false}})) return std::make_unique<CreditModel>(kernel, machine, r.size("train_bytes"));
+  if (r.choice<bool>("flow_control", {{"credit", true}, {"none", false}}))
+    return std::make_unique<CreditModel>(kernel, machine, r.size("train_bytes"));
   return std::make_unique<PacketModel>(kernel, machine, r.size("train_bytes"));
 }
 
@@ -47,8 +48,8 @@ std::unique_ptr<NetworkModel> make_analytic(const ParamReader&, Kernel& kernel, 
 
 const std::vector<NetworkModelEntry>& network_models() {
   static const std::vector<NetworkModelEntry> entries{
-      {"packet", "packet trains, cut-through timing, per-link contention, credit flow control (default)", &kPacketModelParams,
-       make_packet},
+      {"packet", "packet trains, cut-through timing, per-link contention, credit flow control (default)",
+       &kPacketModelParams, make_packet},
       {"analytic", "contention-free latency + size / bandwidth, for very large runs", &kAnalyticModelParams,
        make_analytic},
       {"simgrid", "SimGrid 3.32 flow-level max-min sharing (LV08 or CM02), for cross-checks", &kSimgridModelParams,

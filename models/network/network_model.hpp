@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/core/kernel.hpp"
 #include "models/machine.hpp"
+#include "sim/core/kernel.hpp"
 
 namespace torsim::net {
 
@@ -21,11 +21,11 @@ class LinkTimeline;
 struct TransferRequest {
   NodeId src = 0;
   NodeId dst = 0;
-  Bytes bytes = 0;        // payload; the model adds packet headers
-  Callback on_injected;   // local completion: the last byte has left the source (optional)
-  Callback on_delivered;  // remote completion: the last byte is at the destination
+  Bytes bytes = 0;                       // payload; the model adds packet headers
+  Callback on_injected;                  // local completion: the last byte has left the source (optional)
+  Callback on_delivered;                 // remote completion: the last byte is at the destination
   const PacketFormat* format = nullptr;  // null: the machine's packet format
-  std::int8_t rail = -1;  // the rail (HCA) to take on a multi-rail fabric; -1: the topology's choice
+  std::int8_t rail = -1;                 // the rail (HCA) to take on a multi-rail fabric; -1: the topology's choice
 };
 
 struct NetworkCounters {
@@ -110,7 +110,8 @@ class Delivery {
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> h) {
     waiter_ = h;
-    request_.on_delivered = {[](void* self, std::uint64_t) { static_cast<Delivery*>(self)->waiter_.resume(); }, this, 0};
+    request_.on_delivered = {[](void* self, std::uint64_t) { static_cast<Delivery*>(self)->waiter_.resume(); }, this,
+                             0};
     network_.start(request_);
   }
   void await_resume() const noexcept {}

@@ -9,14 +9,15 @@ namespace torsim::net {
 
 namespace {
 constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, "packet", "", "", "", "network model: packet, analytic or another listed in this reference", "-"},
+    {"model", ParamKind::text, "packet", "", "", "",
+     "network model: packet, analytic or another listed in this reference", "-"},
     {"train_bytes", ParamKind::size, "4KiB", "B", "1B", "1GiB",
      "payload moved as one train of whole packets; smaller is finer-grained sharing, slower to simulate",
      "assumption: 4 KiB keeps sharing fair at the granularity of a few microseconds"},
     {"flow_control", ParamKind::choice, "none", "", "", "",
      "credit: finite router buffers (machine.router), credits, back-pressure to the NIC; none: unbounded "
-     "buffers, each train books its whole path when injected (faster)", "assumption: see docs/models/network.md",
-     "credit|none"},
+     "buffers, each train books its whole path when injected (faster)",
+     "assumption: see docs/models/network.md", "credit|none"},
 };
 void ignore_delivery(void*, std::uint64_t) {}
 }  // namespace
@@ -176,9 +177,12 @@ PacketModel::Booking PacketModel::book_train(Message& m, Time ready, Bytes wire_
     book(route.back());
   };
   // The hot loop is the lane-less one: one link per hop, booked inline.
-  if (has_lanes_) walk([&](LinkId link) { book_lanes(link, train); });
-  else if (observed()) walk([&](LinkId link) { book_hop<true>(link, train); });
-  else walk([&](LinkId link) { book_hop(link, train); });
+  if (has_lanes_)
+    walk([&](LinkId link) { book_lanes(link, train); });
+  else if (observed())
+    walk([&](LinkId link) { book_hop<true>(link, train); });
+  else
+    walk([&](LinkId link) { book_hop(link, train); });
   booking.delivered = train.tail;
   return booking;
 }
@@ -223,8 +227,7 @@ PacketModelBase::TrainShape& PacketModelBase::shape_of(Bytes wire_start, Bytes w
     if (shape.wire_end == wire_end && shape.wire_start == wire_start && shape.bottleneck == bottleneck) return shape;
   TrainShape& shape = shapes_[oldest_shape_];
   oldest_shape_ = (oldest_shape_ + 1) % shapes_.size();
-  shape = {wire_start, wire_end, bottleneck,
-           stream_time(wire_end, bottleneck) - stream_time(wire_start, bottleneck)};
+  shape = {wire_start, wire_end, bottleneck, stream_time(wire_end, bottleneck) - stream_time(wire_start, bottleneck)};
   return shape;
 }
 
@@ -233,8 +236,8 @@ Time PacketModelBase::new_serialisation(std::uint32_t tag, TrainShape& shape) co
   // bottleneck's share removes a 1 ps rounding flip on faster links, so that an uncontended
   // message takes exactly the closed form.
   const Rate rate = link_timings_[tag].bandwidth;
-  const Time duration = std::min(stream_time(shape.wire_end, rate) - stream_time(shape.wire_start, rate),
-                                 shape.bottleneck_share);
+  const Time duration =
+      std::min(stream_time(shape.wire_end, rate) - stream_time(shape.wire_start, rate), shape.bottleneck_share);
   if (tag < TrainShape::kRemembered) shape.durations[tag] = duration;
   return duration;
 }

@@ -153,7 +153,7 @@ class PacketModel final : public PacketModelBase {
  private:
   struct Message {
     TransferRequest request;
-    Bytes next_offset = 0;      // payload bytes already sent in trains
+    Bytes next_offset = 0;  // payload bytes already sent in trains
     Time latest_delivery = 0;
     Rate bottleneck = 0;        // slowest link of the deterministic route
     std::vector<LinkId> route;  // deterministic route (kept for reuse across messages)
@@ -206,10 +206,10 @@ class PacketModel final : public PacketModelBase {
   /// the train past it, and returns the link used.
   LinkId book_link(const std::vector<LinkId>& candidates, Train& train);
 
-  SlotPool<Message> messages_;  // records keep their route's capacity from message to message
+  SlotPool<Message> messages_;          // records keep their route's capacity from message to message
   std::vector<std::uint8_t> unbooked_;  // per link: 1 for an ejection link that never queues
-  std::vector<LinkId> candidates_;  // scratch: links a train may take at this hop
-  std::vector<LinkId> next_hops_;   // scratch for adaptive routing
+  std::vector<LinkId> candidates_;      // scratch: links a train may take at this hop
+  std::vector<LinkId> next_hops_;       // scratch for adaptive routing
 };
 
 }  // namespace torsim::net

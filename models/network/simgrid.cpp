@@ -7,10 +7,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include <xbt/log.h>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
-#include <xbt/log.h>
 
 namespace torsim::net {
 
@@ -21,7 +21,8 @@ using simgrid::kernel::routing::Route;
 
 namespace {
 constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, "packet", "", "", "", "network model: packet, analytic or another listed in this reference", "-"},
+    {"model", ParamKind::text, "packet", "", "", "",
+     "network model: packet, analytic or another listed in this reference", "-"},
     {"sharing", ParamKind::choice, "LV08", "", "", "",
      "SimGrid's flow-level sharing model (network/model): LV08 (max-min, RTT-weighted) or CM02 (plain max-min)",
      "Velho and Legrand, SIMUTools 2009 (LV08); Casanova and Marchal, 2002 (CM02)", "LV08|CM02"},

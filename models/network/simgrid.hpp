@@ -39,18 +39,18 @@ class SimgridModel final : public NetworkModel {
 
   struct Flight {
     TransferRequest request;
-    Time start_ps = 0;          // our kernel's time when SimGrid started the transfer
-    double start_seconds = 0;   // SimGrid's clock then
-    Time propagation = 0;       // sum of the route's link latencies
+    Time start_ps = 0;         // our kernel's time when SimGrid started the transfer
+    double start_seconds = 0;  // SimGrid's clock then
+    Time propagation = 0;      // sum of the route's link latencies
   };
 
  private:
   void launch(std::uint64_t pending_index);
 
   SimgridOptions options_;
-  std::vector<LinkTimeline> memory_;         // per node copy engine, as in the packet model
-  SlotPool<TransferRequest> pending_;        // waiting for nic_latency before SimGrid starts them
-  struct Platform;                           // SimGrid engine, zone, hosts, in-flight comms
+  std::vector<LinkTimeline> memory_;   // per node copy engine, as in the packet model
+  SlotPool<TransferRequest> pending_;  // waiting for nic_latency before SimGrid starts them
+  struct Platform;                     // SimGrid engine, zone, hosts, in-flight comms
   std::unique_ptr<Platform> platform_;
   std::vector<LinkId> route_;
 };

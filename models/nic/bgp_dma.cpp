@@ -9,12 +9,10 @@ namespace {
 constexpr ParamSpec kSpecs[] = {
     {"model", ParamKind::text, kRequired, "", "", "", "bgp", "-"},
     {"remote_get_turnaround", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "target DMA: from a remote-get packet's arrival to the injection of what its descriptor describes",
-     "preset"},
+     "target DMA: from a remote-get packet's arrival to the injection of what its descriptor describes", "preset"},
     {"descriptor_bytes", ParamKind::size, "32B", "B", "0B", "1KiB", "a DMA descriptor, the payload of a remote get",
      "[C-code] BG/P DMA SPI DMA_Descriptors.h: 32 B descriptors"},
-    {"ack_bytes", ParamKind::size, "16B", "B", "0B", "1KiB", "payload of a memory-FIFO completion packet",
-     "preset"},
+    {"ack_bytes", ParamKind::size, "16B", "B", "0B", "1KiB", "payload of a memory-FIFO completion packet", "preset"},
     {"tree_bandwidth", ParamKind::rate, kRequired, "MB/s", "1MB/s", "10000GB/s",
      "collective network: payload rate of one tree link per direction", "preset"},
     {"tree_hop_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms", "collective network: latency of one tree hop",
@@ -46,7 +44,8 @@ BgpParams parse_bgp(const ParamReader& r) {
 
 BgpParams bgp_of(const Machine& machine, const Where& where) {
   if (machine.nic.value("model", std::string()) != "bgp")
-    where.fail("this messaging layer needs a Blue Gene/P NIC; machine '" + machine.name + "' has no \"nic\": {\"model\": "
+    where.fail("this messaging layer needs a Blue Gene/P NIC; machine '" + machine.name +
+               "' has no \"nic\": {\"model\": "
                "\"bgp\"} (the intrepid presets have one)");
   return parse_bgp(ParamReader(machine.nic, machine.where / "nic", kBgpParams));
 }
@@ -74,7 +73,8 @@ class Transfer {
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> h) {
     waiter_ = h;
-    request_.on_delivered = {[](void* self, std::uint64_t) { static_cast<Transfer*>(self)->waiter_.resume(); }, this, 0};
+    request_.on_delivered = {[](void* self, std::uint64_t) { static_cast<Transfer*>(self)->waiter_.resume(); }, this,
+                             0};
     network_.start(request_);
   }
   void await_resume() const noexcept {}
@@ -88,8 +88,9 @@ class Transfer {
 }  // namespace
 
 BgpDma::BgpDma(node::Job& job, const BgpParams& params)
-    : job_(job), p_(params), tree_depth_(complete_tree_depth(static_cast<std::int64_t>(job.placement.nodes.size()),
-                                                            params.tree_fanout)) {
+    : job_(job),
+      p_(params),
+      tree_depth_(complete_tree_depth(static_cast<std::int64_t>(job.placement.nodes.size()), params.tree_fanout)) {
   // A put's record is read again when its data lands and when its ack does, a network
   // crossing after it was last touched: asked for one event ahead.
   const auto prefetch_put = [](const void* ctx, std::uint64_t index) {
@@ -115,8 +116,12 @@ Task<> BgpDma::remote_get(Rank initiator, Rank target, Bytes bytes, Callback dat
 
 void BgpDma::start_put_with_ack(Rank initiator, Rank target, Bytes bytes, Callback acked) {
   const auto index = puts_.add({initiator, target, acked});
-  job_.network.start({job_.node_of(initiator), job_.node_of(target), bytes + p_.descriptor_bytes, {},
-                      member_callback<BgpDma, &BgpDma::put_landed>(this, index), nullptr});
+  job_.network.start({job_.node_of(initiator),
+                      job_.node_of(target),
+                      bytes + p_.descriptor_bytes,
+                      {},
+                      member_callback<BgpDma, &BgpDma::put_landed>(this, index),
+                      nullptr});
 }
 
 void BgpDma::put_landed(std::uint64_t index) {
@@ -125,8 +130,12 @@ void BgpDma::put_landed(std::uint64_t index) {
 
 void BgpDma::send_ack(std::uint64_t index) {
   const PutInFlight& put = puts_[static_cast<std::uint32_t>(index)];
-  job_.network.start({job_.node_of(put.target), job_.node_of(put.initiator), p_.ack_bytes, {},
-                      member_callback<BgpDma, &BgpDma::ack_landed>(this, index), nullptr});
+  job_.network.start({job_.node_of(put.target),
+                      job_.node_of(put.initiator),
+                      p_.ack_bytes,
+                      {},
+                      member_callback<BgpDma, &BgpDma::ack_landed>(this, index),
+                      nullptr});
 }
 
 void BgpDma::ack_landed(std::uint64_t index) {

@@ -25,10 +25,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/node/job.hpp"
-#include "sim/core/wait.hpp"
 #include "models/network/link_timeline.hpp"
+#include "models/node/job.hpp"
 #include "sim/core/slot_pool.hpp"
+#include "sim/core/wait.hpp"
 
 namespace torsim::nic {
 

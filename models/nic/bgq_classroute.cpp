@@ -25,7 +25,8 @@ struct ClassRoute::Block {
   std::size_t volume = 1;
 
   Block(const topo::Torus& torus, const std::vector<NodeId>& nodes)
-      : lo(torus.dims().size(), std::numeric_limits<int>::max()), hi(torus.dims().size(), -1),
+      : lo(torus.dims().size(), std::numeric_limits<int>::max()),
+        hi(torus.dims().size(), -1),
         stride(torus.dims().size()) {
     for (const NodeId n : nodes)
       for (std::size_t d = 0; d < lo.size(); ++d) {

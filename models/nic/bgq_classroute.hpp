@@ -64,17 +64,17 @@ class ClassRoute {
   Time hop(std::size_t child) const;
 
   node::Job& job_;
-  std::vector<NodeId> nodes_;               // the block's nodes, in tree-index order
-  std::vector<std::size_t> index_of_node_;  // node id -> tree index (or npos)
-  std::vector<std::uint32_t> parent_;       // per tree index; the root is its own parent
+  std::vector<NodeId> nodes_;                          // the block's nodes, in tree-index order
+  std::vector<std::size_t> index_of_node_;             // node id -> tree index (or npos)
+  std::vector<std::uint32_t> parent_;                  // per tree index; the root is its own parent
   std::vector<std::uint32_t> child_begin_, children_;  // children of i: [begin[i], begin[i+1])
-  std::vector<topo::LinkId> up_link_;       // per tree index: the link to its parent
+  std::vector<topo::LinkId> up_link_;                  // per tree index: the link to its parent
   std::vector<NodeState> state_;
   std::uint32_t root_ = 0;
   int depth_ = 0;
-  Bytes bytes_ = 0;          // of the operation in progress
-  std::uint64_t sum_ = 0;    // of the words arrived so far
-  std::uint64_t result_ = 0; // of the last operation (its ranks wake before the next can end)
+  Bytes bytes_ = 0;           // of the operation in progress
+  std::uint64_t sum_ = 0;     // of the words arrived so far
+  std::uint64_t result_ = 0;  // of the last operation (its ranks wake before the next can end)
 };
 
 }  // namespace torsim::nic

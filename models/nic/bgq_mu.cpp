@@ -37,7 +37,9 @@ constexpr ParamSpec kSpecs[] = {
 Callback fire(Signal* signal) { return signal ? signal->firing() : Callback{}; }
 
 // FIFO keys: a rank's injection FIFO, a node's remote-get FIFO, a node's comm-agent FIFO.
-std::uint64_t injection_key(Rank r, int fifo) { return (static_cast<std::uint64_t>(r) << 8) | static_cast<unsigned>(fifo); }
+std::uint64_t injection_key(Rank r, int fifo) {
+  return (static_cast<std::uint64_t>(r) << 8) | static_cast<unsigned>(fifo);
+}
 std::uint64_t remote_get_key(NodeId n, int fifo) {
   return (std::uint64_t{1} << 62) | (static_cast<std::uint64_t>(n) << 8) | static_cast<unsigned>(fifo);
 }
@@ -109,8 +111,8 @@ Time MessageUnit::book(std::uint64_t fifo_key, NodeId from, Bytes wire) {
 // With `trailer`, a zero-byte packet follows the data out of the same FIFO and `delivered`
 // fires when it lands: one header-only packet's serialisation on the route's slowest link
 // after the data (it is pipelined behind the data, so it pays no latency of its own).
-Task<> MessageUnit::move(std::uint64_t fifo_key, NodeId from, NodeId to, Bytes bytes, Signal* delivered,
-                         bool trailer, Signal* started) {
+Task<> MessageUnit::move(std::uint64_t fifo_key, NodeId from, NodeId to, Bytes bytes, Signal* delivered, bool trailer,
+                         Signal* started) {
   const PacketFormat& format = job_.machine.packet;
   const Time start = book(fifo_key, from, format.wire_bytes(bytes) + (trailer ? format.wire_bytes(0) : 0));
   if (start > job_.kernel.now()) co_await job_.kernel.sleep(start - job_.kernel.now());
@@ -130,8 +132,8 @@ Time MessageUnit::trailer_time(NodeId from, NodeId to) const {
 }
 
 Task<> MessageUnit::inject(Rank src, Rank dst, Bytes bytes, Signal* delivered, Signal* started) {
-  co_await move(injection_key(src, fifo_of(src, dst)), job_.node_of(src), job_.node_of(dst), bytes, delivered,
-                false, started);
+  co_await move(injection_key(src, fifo_of(src, dst)), job_.node_of(src), job_.node_of(dst), bytes, delivered, false,
+                started);
 }
 
 Task<> MessageUnit::remote_get(Rank initiator, Rank target, Bytes bytes) {

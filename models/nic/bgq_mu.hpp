@@ -26,13 +26,13 @@ using node::Rank;
 using topo::NodeId;
 
 struct MuParams {
-  int injection_engines = 16;      // descriptors in progress at once per node
-  int application_fifos = 512;     // injection FIFOs of the 16 application cores' groups
-  int context_fifos = 10;          // a context wants one per torus direction
-  int remote_get_fifos = 10;       // per node, shared by its ranks
-  Bytes descriptor = 64;           // a remote get carries one as payload
-  Time descriptor_time = 0;        // an engine's time per descriptor besides the data
-  Time comm_agent = 0;             // the 17th core answers a remote-completion ping
+  int injection_engines = 16;   // descriptors in progress at once per node
+  int application_fifos = 512;  // injection FIFOs of the 16 application cores' groups
+  int context_fifos = 10;       // a context wants one per torus direction
+  int remote_get_fifos = 10;    // per node, shared by its ranks
+  Bytes descriptor = 64;        // a remote get carries one as payload
+  Time descriptor_time = 0;     // an engine's time per descriptor besides the data
+  Time comm_agent = 0;          // the 17th core answers a remote-completion ping
 };
 
 extern const ParamTable kMuParams;
@@ -83,7 +83,7 @@ class MessageUnit {
   node::Job& job_;
   MuParams p_;
   const topo::Torus* torus_;
-  std::vector<Time> engine_free_;                   // per node and engine: when it is next free
+  std::vector<Time> engine_free_;                      // per node and engine: when it is next free
   std::unordered_map<std::uint64_t, Time> fifo_free_;  // per FIFO in use: when its next descriptor may start
 };
 

@@ -69,7 +69,8 @@ GeminiParams parse_gemini(const ParamReader& r) {
 
 GeminiParams gemini_of(const Machine& machine, const Where& where) {
   if (machine.nic.value("model", std::string()) != "gemini")
-    where.fail("this messaging layer needs a Gemini NIC; machine '" + machine.name + "' has no \"nic\": {\"model\": "
+    where.fail("this messaging layer needs a Gemini NIC; machine '" + machine.name +
+               "' has no \"nic\": {\"model\": "
                "\"gemini\"} (Cray XE6 machines such as hopper have one)");
   return parse_gemini(ParamReader(machine.nic, machine.where / "nic", kGeminiParams));
 }
@@ -89,7 +90,9 @@ Bytes GeminiNic::smsg_max() const {
 }
 
 namespace {
-std::uint64_t pair_key(Rank src, Rank dst) { return (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst); }
+std::uint64_t pair_key(Rank src, Rank dst) {
+  return (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
+}
 }  // namespace
 
 GeminiNic::Mailbox& GeminiNic::mailbox(Rank src, Rank dst) {
@@ -113,8 +116,10 @@ Task<> GeminiNic::smsg(Rank src, Rank dst, Bytes bytes) {
   }
   --m->credits;
   if (!m->waiting.empty()) {  // pass the turn on: at once if a credit is left, else at the next return
-    if (m->credits > 0) wake_sender(pair_key(src, dst));
-    else schedule_wake(*m, pair_key(src, dst));
+    if (m->credits > 0)
+      wake_sender(pair_key(src, dst));
+    else
+      schedule_wake(*m, pair_key(src, dst));
   }
   co_await transfer(src, dst, bytes + p_.smsg_header, &put_format_);
 }
@@ -163,8 +168,7 @@ Task<Time> GeminiNic::bte_start(Rank r, Bytes bytes) {
 
 Task<> GeminiNic::bte_stream(Rank from, Rank to, Bytes bytes, const PacketFormat* format, Time paced_until) {
   Signal delivered(job_.kernel);
-  job_.network.start({job_.node_of(from), job_.node_of(to), bytes, {},
-                      delivered.firing(), format});
+  job_.network.start({job_.node_of(from), job_.node_of(to), bytes, {}, delivered.firing(), format});
   if (const Time now = job_.kernel.now(); paced_until > now) co_await job_.kernel.sleep(paced_until - now);
   co_await delivered;
 }
@@ -191,8 +195,10 @@ Task<> GeminiNic::put(Rank initiator, Rank target, Bytes bytes, Engine engine, S
 // initiator's engine paces the responses.
 Task<> GeminiNic::get(Rank initiator, Rank target, Bytes bytes, Engine engine, bool charge_post) {
   const Time post = engine == Engine::fma ? p_.fma_post_cpu + requests_of(bytes) * p_.fma_request_cpu : p_.bte_post_cpu;
-  if (charge_post) co_await job_.cores.run(initiator, post, node::CpuUse::send);
-  else co_await job_.kernel.sleep(post);
+  if (charge_post)
+    co_await job_.cores.run(initiator, post, node::CpuUse::send);
+  else
+    co_await job_.kernel.sleep(post);
   if (engine == Engine::fma) {
     co_await transfer(initiator, target, 0, &request_format_);
     co_return co_await transfer(target, initiator, bytes, &get_format_);

@@ -14,10 +14,8 @@ constexpr ParamSpec kSpecs[] = {
     {"pcie", ParamKind::object, kRequired, "", "", "", "each HCA's PCI Express link; see machine.nic.pcie", "-"},
     {"post_send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
      "ibv_post_send on the caller's core: building the work request and ringing the doorbell", "preset"},
-    {"post_receive_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "ibv_post_recv, per receive posted",
-     "preset"},
-    {"poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "one ibv_poll_cq that finds a completion",
-     "preset"},
+    {"post_receive_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "ibv_post_recv, per receive posted", "preset"},
+    {"poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "one ibv_poll_cq that finds a completion", "preset"},
     {"send_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
      "HCA: from a work request in hand to its first packet on the wire", "preset"},
     {"receive_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
@@ -33,16 +31,15 @@ constexpr ParamSpec kSpecs[] = {
     {"doorbell_bytes", ParamKind::size, "8B", "B", "4B", "64B", "the doorbell write when the work request is fetched",
      "[E] one 64-bit MMIO write; assumption"},
     {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "ibv_reg_mr, per call", "preset"},
-    {"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "ibv_reg_mr, per page pinned",
-     "preset"},
+    {"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "ibv_reg_mr, per page pinned", "preset"},
     {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory", "preset"},
     {"registration_cache_entries", ParamKind::integer, "0", "", "0", "100000000",
      "buffers a rank's registration cache keeps (least recently used leave first; 0: no limit)", "preset"},
 };
 
-constexpr Bytes kReth = 16;   // RDMA extended transport header
-constexpr Bytes kAeth = 4;    // ACK extended transport header
-constexpr Bytes kImmDt = 4;   // immediate data
+constexpr Bytes kReth = 16;  // RDMA extended transport header
+constexpr Bytes kAeth = 4;   // ACK extended transport header
+constexpr Bytes kImmDt = 4;  // immediate data
 
 std::uint64_t pair_key(Rank a, Rank b, int rail = 0) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 33) |
@@ -62,7 +59,6 @@ struct Injection {
   }
   void await_resume() const noexcept {}
 };
-
 
 }  // namespace
 
@@ -91,7 +87,8 @@ InfinibandParams parse_infiniband(const ParamReader& r) {
 
 InfinibandParams infiniband_of(const Machine& machine, const Where& where) {
   if (machine.nic.value("model", std::string()) != "infiniband")
-    where.fail("this messaging layer needs InfiniBand HCAs; machine '" + machine.name + "' has no \"nic\": "
+    where.fail("this messaging layer needs InfiniBand HCAs; machine '" + machine.name +
+               "' has no \"nic\": "
                "{\"model\": \"infiniband\"} (InfiniBand clusters such as wilkes and qdr-cluster have them)");
   return parse_infiniband(ParamReader(machine.nic, machine.where / "nic", kInfinibandParams));
 }
@@ -133,10 +130,9 @@ void InfinibandHca::packet_arrived(void* context, std::uint64_t bytes) {
   InfinibandHca& hca = *s.hca;
   const Time now = hca.job_.kernel.now();
   s.end.last_arrival = now;
-  s.end.data_in_memory = std::max(s.end.data_in_memory,
-                                  s.store ? hca.pcie(s.to, s.rail).write_to_memory(now + hca.p_.receive_latency,
-                                                                                   static_cast<Bytes>(bytes))
-                                          : now);
+  s.end.data_in_memory = std::max(
+      s.end.data_in_memory,
+      s.store ? hca.pcie(s.to, s.rail).write_to_memory(now + hca.p_.receive_latency, static_cast<Bytes>(bytes)) : now);
   if (++s.arrived == s.packets) s.all_in.fire();
 }
 
@@ -160,7 +156,12 @@ Task<InfinibandHca::StreamEnd> InfinibandHca::stream(NodeId from, NodeId to, int
     const Bytes extra = s.packets == 1 ? headers.only : k == 0 ? headers.first : k + 1 == s.packets ? headers.last : 0;
     ++counters_.packets;
     co_await Injection{job_.network,
-                       {from, to, size, {}, {packet_arrived, &s, static_cast<std::uint64_t>(size)}, format(extra),
+                       {from,
+                        to,
+                        size,
+                        {},
+                        {packet_arrived, &s, static_cast<std::uint64_t>(size)},
+                        format(extra),
                         static_cast<std::int8_t>(rail)},
                        {}};
   }
@@ -178,8 +179,9 @@ Semaphore& InfinibandHca::queue_pair(Rank src, Rank dst, int rail) {
 Time InfinibandHca::post(NodeId node, int rail, Bytes bytes) {
   PcieLink& link = pcie(node, rail);
   const Time now = job_.kernel.now();
-  const Time in_hca = bytes <= p_.max_inline ? link.write_to_device(now, p_.wqe_bytes + bytes)
-                                              : link.read_from_memory(link.write_to_device(now, p_.doorbell_bytes), p_.wqe_bytes);
+  const Time in_hca = bytes <= p_.max_inline
+                          ? link.write_to_device(now, p_.wqe_bytes + bytes)
+                          : link.read_from_memory(link.write_to_device(now, p_.doorbell_bytes), p_.wqe_bytes);
   auto& engine = engines_[static_cast<std::size_t>(node * rails_ + rail)];
   engine.forget_before(now);
   const Time turn = p_.message_rate > 0 ? static_cast<Time>(std::llround(1e12 / p_.message_rate)) : 0;
@@ -196,8 +198,8 @@ void InfinibandHca::call_at(Time when, Callback callback) {
 Task<> InfinibandHca::acknowledge(NodeId responder, NodeId initiator, int rail, Time arrival) {
   co_await job_.kernel.until(arrival + p_.receive_latency);
   const StreamEnd ack = co_await stream(responder, initiator, rail, 0, {0, 0, kAeth}, false, false, nullptr);
-  co_await job_.kernel.sleep(pcie(initiator, rail).write_to_memory(ack.last_arrival + p_.receive_latency, p_.cqe_bytes) -
-                             job_.kernel.now());
+  co_await job_.kernel.sleep(
+      pcie(initiator, rail).write_to_memory(ack.last_arrival + p_.receive_latency, p_.cqe_bytes) - job_.kernel.now());
 }
 
 // The CPU's post on src's core and the request's way into the HCA; then the queue pair's turn
@@ -214,8 +216,10 @@ Task<> InfinibandHca::begin(Rank src, Rank dst, int rail, Bytes bytes, bool cons
 Task<> InfinibandHca::rdma_write(Rank src, Rank dst, Bytes bytes, int rail, Callback landed, bool immediate) {
   co_await begin(src, dst, rail, bytes, immediate);
   const NodeId a = job_.node_of(src), b = job_.node_of(dst);
-  const PacketHeaders headers = immediate ? PacketHeaders{kReth, kImmDt, kReth + kImmDt} : PacketHeaders{kReth, 0, kReth};
-  const StreamEnd end = co_await stream(a, b, rail, bytes, headers, bytes > p_.max_inline, true, &queue_pair(src, dst, rail));
+  const PacketHeaders headers =
+      immediate ? PacketHeaders{kReth, kImmDt, kReth + kImmDt} : PacketHeaders{kReth, 0, kReth};
+  const StreamEnd end =
+      co_await stream(a, b, rail, bytes, headers, bytes > p_.max_inline, true, &queue_pair(src, dst, rail));
   // A receive completion is written after the data (posted writes stay in order).
   call_at(immediate ? pcie(b, rail).write_to_memory(end.last_arrival + p_.receive_latency, p_.cqe_bytes)
                     : end.data_in_memory,
@@ -226,7 +230,8 @@ Task<> InfinibandHca::rdma_write(Rank src, Rank dst, Bytes bytes, int rail, Call
 Task<> InfinibandHca::send(Rank src, Rank dst, Bytes bytes, int rail, Callback landed) {
   co_await begin(src, dst, rail, bytes, true);
   const NodeId a = job_.node_of(src), b = job_.node_of(dst);
-  const StreamEnd end = co_await stream(a, b, rail, bytes, {}, bytes > p_.max_inline, true, &queue_pair(src, dst, rail));
+  const StreamEnd end =
+      co_await stream(a, b, rail, bytes, {}, bytes > p_.max_inline, true, &queue_pair(src, dst, rail));
   call_at(pcie(b, rail).write_to_memory(end.last_arrival + p_.receive_latency, p_.cqe_bytes), landed);
   co_await acknowledge(b, a, rail, end.last_arrival);
 }
@@ -234,7 +239,8 @@ Task<> InfinibandHca::send(Rank src, Rank dst, Bytes bytes, int rail, Callback l
 Task<> InfinibandHca::rdma_read(Rank initiator, Rank target, Bytes bytes, int rail) {
   co_await begin(initiator, target, rail, 0, false);
   const NodeId a = job_.node_of(initiator), b = job_.node_of(target);
-  const StreamEnd request = co_await stream(a, b, rail, 0, {0, 0, kReth}, false, false, &queue_pair(initiator, target, rail));
+  const StreamEnd request =
+      co_await stream(a, b, rail, 0, {0, 0, kReth}, false, false, &queue_pair(initiator, target, rail));
   // The responder's HCA turns the request round and streams the data from its memory.
   co_await job_.kernel.until(request.last_arrival + p_.receive_latency + p_.send_latency);
   const StreamEnd data = co_await stream(b, a, rail, bytes, {kAeth, kAeth, kAeth}, true, true, nullptr);
@@ -267,7 +273,8 @@ Time InfinibandHca::register_memory(Rank r, std::uint64_t buffer, Bytes bytes) {
   ++counters_.registration_misses;
   cache.order.push_front(buffer);
   cache.where[buffer] = cache.order.begin();
-  if (p_.registration_cache_entries > 0 && cache.order.size() > static_cast<std::size_t>(p_.registration_cache_entries)) {
+  if (p_.registration_cache_entries > 0 &&
+      cache.order.size() > static_cast<std::size_t>(p_.registration_cache_entries)) {
     cache.where.erase(cache.order.back());
     cache.order.pop_back();
   }

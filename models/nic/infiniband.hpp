@@ -30,8 +30,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/node/job.hpp"
 #include "models/nic/pcie.hpp"
+#include "models/node/job.hpp"
 #include "sim/core/wait.hpp"
 
 namespace torsim::nic {
@@ -121,8 +121,8 @@ class InfinibandHca {
   /// Moves `bytes` packet by packet from one HCA to another; `fetch`: DMA-read each packet's
   /// data first; `store`: DMA-write it at the destination. Frees `qp` (if any) once its last
   /// packet is on the wire.
-  Task<StreamEnd> stream(NodeId from, NodeId to, int rail, Bytes bytes, PacketHeaders headers, bool fetch,
-                         bool store, Semaphore* qp);
+  Task<StreamEnd> stream(NodeId from, NodeId to, int rail, Bytes bytes, PacketHeaders headers, bool fetch, bool store,
+                         Semaphore* qp);
   /// The responder acknowledges a packet that arrived at `arrival`; the initiator's HCA writes
   /// the completion: returns when it is in the initiator's CQ.
   Task<> acknowledge(NodeId responder, NodeId initiator, int rail, Time arrival);
@@ -134,9 +134,9 @@ class InfinibandHca {
   node::Job& job_;
   InfinibandParams p_;
   int rails_;
-  std::vector<PcieLink> pcie_;                  // per node and rail
-  std::vector<net::LinkTimeline> engines_;      // per node and rail: work-request processing
-  std::deque<PacketFormat> formats_;            // by extra header bytes; stable addresses
+  std::vector<PcieLink> pcie_;                                // per node and rail
+  std::vector<net::LinkTimeline> engines_;                    // per node and rail: work-request processing
+  std::deque<PacketFormat> formats_;                          // by extra header bytes; stable addresses
   std::unordered_map<std::uint64_t, Semaphore> queue_pairs_;  // a node-based map: stable
   struct ReceiveQueue {
     int posted = 0;

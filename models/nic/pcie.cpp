@@ -76,7 +76,8 @@ Rate PcieLink::write_throughput() const {
 }
 
 Rate PcieLink::read_throughput() const {
-  const auto link = static_cast<Rate>(Int128{rate_} * p_.max_payload / (p_.max_payload + p_.completion_header + overhead_));
+  const auto link =
+      static_cast<Rate>(Int128{rate_} * p_.max_payload / (p_.max_payload + p_.completion_header + overhead_));
   if (round_trip_ == 0) return link;
   const auto tagged = static_cast<Rate>(Int128{p_.read_tags} * p_.max_read_request * kSecond / round_trip_);
   return std::min(link, tagged);
@@ -114,7 +115,8 @@ Time PcieLink::read_from_memory(Time from, Bytes bytes) {
   to_device_.forget_before(kernel_.now());
   Time duration = transfer_time(completion_bytes, rate_);
   if (round_trip_ > 0)
-    duration = std::max(duration, static_cast<Time>(Int128{bytes} * round_trip_ / (Int128{p_.read_tags} * p_.max_read_request)));
+    duration = std::max(duration,
+                        static_cast<Time>(Int128{bytes} * round_trip_ / (Int128{p_.read_tags} * p_.max_read_request)));
   const auto plan = to_device_.plan(answered, duration);
   to_device_.book(plan);
   to_device_.add_busy(transfer_time(completion_bytes, rate_));

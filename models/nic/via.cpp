@@ -59,9 +59,7 @@ ViaParams via_of(const Machine& machine, const Where& where) {
 
 // ---- Credits
 
-Semaphore& Credits::pair(Rank src, Rank dst) {
-  return pairs_.try_emplace(pair_key(src, dst), per_pair_).first->second;
-}
+Semaphore& Credits::pair(Rank src, Rank dst) { return pairs_.try_emplace(pair_key(src, dst), per_pair_).first->second; }
 
 int Credits::available(Rank src, Rank dst) { return static_cast<int>(pair(src, dst).available()); }
 

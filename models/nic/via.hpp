@@ -100,7 +100,7 @@ class ViaNic {
   node::Job& job_;
   ViaParams p_;
   Credits credits_;
-  std::vector<Time> engine_free_;  // per node: when its send DMA engine is next idle
+  std::vector<Time> engine_free_;                              // per node: when its send DMA engine is next idle
   std::vector<std::unordered_set<std::uint64_t>> registered_;  // per rank: registration cache
 };
 

@@ -6,17 +6,23 @@ namespace torsim::node {
 
 namespace {
 constexpr ParamSpec kSpecs[] = {
-    {"nodes", ParamKind::integer, kUnset, "", "1", "", "number of nodes allocated, from node 0 (default: all)",
-     "-"},
+    {"nodes", ParamKind::integer, kUnset, "", "1", "", "number of nodes allocated, from node 0 (default: all)", "-"},
     {"node_list", ParamKind::integer_list, kUnset, "", "0", "",
      "explicit node ids to allocate, in rank order (instead of 'nodes')", "-"},
-    {"ranks_per_node", ParamKind::integer, "1", "", "1", "4096", "ranks on each allocated node (<= cores x threads_per_core)", "-"},
-    {"mode", ParamKind::text, "", "", "", "", "a node mode of the machine (machine.node.modes, e.g. Blue Gene/P's "
-     "SMP, DUAL or VN), instead of 'ranks_per_node'", "-"},
-    {"order", ParamKind::choice, "block", "", "", "", "block: consecutive ranks share a node; round_robin: "
-     "consecutive ranks go to consecutive nodes", "-", "block|round_robin"},
-    {"from_trace", ParamKind::boolean, "false", "", "", "", "a trace replay's ranks on nodes as the trace's hosts "
-     "group them (workload trace only, with no other placement key; docs/replay.md)", "-"},
+    {"ranks_per_node", ParamKind::integer, "1", "", "1", "4096",
+     "ranks on each allocated node (<= cores x threads_per_core)", "-"},
+    {"mode", ParamKind::text, "", "", "", "",
+     "a node mode of the machine (machine.node.modes, e.g. Blue Gene/P's "
+     "SMP, DUAL or VN), instead of 'ranks_per_node'",
+     "-"},
+    {"order", ParamKind::choice, "block", "", "", "",
+     "block: consecutive ranks share a node; round_robin: "
+     "consecutive ranks go to consecutive nodes",
+     "-", "block|round_robin"},
+    {"from_trace", ParamKind::boolean, "false", "", "", "",
+     "a trace replay's ranks on nodes as the trace's hosts "
+     "group them (workload trace only, with no other placement key; docs/replay.md)",
+     "-"},
 };
 
 // Processes per node of one of the machine's named node modes.
@@ -45,8 +51,9 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
     const auto list = r.integers("node_list");
     for (std::size_t i = 0; i < list.size(); ++i) {
       if (list[i] >= machine_nodes)
-        (r.where("node_list") / i).fail("node " + std::to_string(list[i]) + " does not exist; the machine has " +
-                                         std::to_string(machine_nodes) + " nodes");
+        (r.where("node_list") / i)
+            .fail("node " + std::to_string(list[i]) + " does not exist; the machine has " +
+                  std::to_string(machine_nodes) + " nodes");
       if (!seen.insert(list[i]).second) (r.where("node_list") / i).fail("node listed twice");
       p.nodes.push_back(static_cast<NodeId>(list[i]));
     }
@@ -65,9 +72,9 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
   }
   const int slots = machine.node.cores * machine.node.threads_per_core;
   if (p.ranks_per_node > slots)
-    r.where("ranks_per_node").fail("at most " + std::to_string(slots) + " ranks per node (" +
-                                   std::to_string(machine.node.cores) + " cores x " +
-                                   std::to_string(machine.node.threads_per_core) + " hardware threads)");
+    r.where("ranks_per_node")
+        .fail("at most " + std::to_string(slots) + " ranks per node (" + std::to_string(machine.node.cores) +
+              " cores x " + std::to_string(machine.node.threads_per_core) + " hardware threads)");
   p.round_robin = r.choice<bool>("order", {{"block", false}, {"round_robin", true}});
   if (r.has("from_trace"))
     r.where("from_trace").fail("\"from_trace\" places a trace replay's ranks; this workload does not read it");

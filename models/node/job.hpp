@@ -16,7 +16,7 @@ using topo::NodeId;
 struct Placement {
   std::vector<NodeId> nodes;  // allocated nodes, in allocation order
   int ranks_per_node = 1;
-  bool round_robin = false;   // false: block (ranks 0..k-1 on the first node)
+  bool round_robin = false;  // false: block (ranks 0..k-1 on the first node)
 
   int size() const { return static_cast<int>(nodes.size()) * ranks_per_node; }
   NodeId node_of(Rank r) const {
@@ -42,9 +42,12 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
 
 /// Built in place and never moved: its cores refer to its placement.
 struct Job {
-  Job(Kernel& kernel_, const Machine& machine_, net::NetworkModel& network_, Placement placement_,
-      std::uint64_t seed_)
-      : kernel(kernel_), machine(machine_), network(network_), placement(std::move(placement_)), seed(seed_),
+  Job(Kernel& kernel_, const Machine& machine_, net::NetworkModel& network_, Placement placement_, std::uint64_t seed_)
+      : kernel(kernel_),
+        machine(machine_),
+        network(network_),
+        placement(std::move(placement_)),
+        seed(seed_),
         cores(kernel_, machine_.node, placement) {}
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;

@@ -25,19 +25,22 @@ Task<Request> ProtocolLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std
   return start({{self, dst, tag, size, word}, false, 0, 0});
 }
 
-Task<Request> ProtocolLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
-                                      Tag tag) {
+Task<Request> ProtocolLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) {
   return start({{self, dst, tag, size, word}, true, handler, 0});
 }
 
 void ProtocolLayer::arrive(const Message& m) {
-  if (m.active_message) deliver_am(m.handler, m.envelope);
-  else deliver(m.envelope);
+  if (m.active_message)
+    deliver_am(m.handler, m.envelope);
+  else
+    deliver(m.envelope);
 }
 
 void ProtocolLayer::complete_receive(const Message& m, std::uint32_t receive_request) {
-  if (m.active_message) deliver_am(m.handler, m.envelope);
-  else requests_.complete(receive_request, m.envelope);
+  if (m.active_message)
+    deliver_am(m.handler, m.envelope);
+  else
+    requests_.complete(receive_request, m.envelope);
 }
 
 }  // namespace torsim::rt

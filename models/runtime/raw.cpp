@@ -38,11 +38,12 @@ Rank rank_in(std::uint64_t argument) { return static_cast<Rank>(argument >> 32);
 }  // namespace
 
 RawLayer::RawLayer(Job& job) : MessagingLayer(job) {
-  kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::arrived>(this).fn, [](const void* ctx, std::uint64_t arg) {
-    const auto* layer = static_cast<const RawLayer*>(ctx);
-    __builtin_prefetch(&layer->in_flight_[static_cast<std::uint32_t>(arg)]);
-    layer->hint_arrival(rank_in(arg));
-  });
+  kernel().add_prefetcher(member_callback<RawLayer, &RawLayer::arrived>(this).fn,
+                          [](const void* ctx, std::uint64_t arg) {
+                            const auto* layer = static_cast<const RawLayer*>(ctx);
+                            __builtin_prefetch(&layer->in_flight_[static_cast<std::uint32_t>(arg)]);
+                            layer->hint_arrival(rank_in(arg));
+                          });
   // A local completion resumes the sender waiting for it, whose frame is likely out of cache;
   // reading the request's slot here also brings it in for complete(). (A workload's own
   // completion hint may ask for the frame again: skipping this one then measured slower.)
@@ -60,8 +61,10 @@ void RawLayer::arrived(std::uint64_t arg) {
   const HandlerId handler = m.handler;
   // Copied out first: a handler may send, and a send may grow in_flight_ (m would dangle).
   in_flight_.release(index);
-  if (handler != kTwoSided) deliver_am(handler, envelope);
-  else deliver(envelope);
+  if (handler != kTwoSided)
+    deliver_am(handler, envelope);
+  else
+    deliver(envelope);
 }
 
 void RawLayer::sent(std::uint64_t arg) { requests_.complete(static_cast<std::uint32_t>(arg)); }

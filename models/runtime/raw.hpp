@@ -18,8 +18,7 @@ class RawLayer final : public MessagingLayer {
   Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
-  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word,
-                         Tag tag) override;
+  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) override;
   void expect_send(Rank src, Rank dst) const override {
     job_.network.expect_transfer(job_.node_of(src), job_.node_of(dst));
   }

@@ -72,7 +72,8 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
   static const std::vector<MessagingLayerEntry> entries{
       {"raw", "NIC-level put/send with no software overhead", &kRawLayerParams, make_raw},
       {"ugni", "Cray Gemini uGNI level: SMSG, FMA and BTE", &kUgniLayerParams, make_ugni_layer},
-      {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kCrayMpichLayerParams, make_cray_mpich_layer, "gemini"},
+      {"mpi", "MPI over uGNI (Cray MPICH protocols) on Gemini", &kCrayMpichLayerParams, make_cray_mpich_layer,
+       "gemini"},
       {"mpi", "MPI over verbs (MVAPICH2 protocols) on InfiniBand", &kMvapich2LayerParams, make_mvapich2_layer,
        "infiniband"},
       {"verbs", "InfiniBand verbs: send/receive into posted buffers, RDMA write and read", &kVerbsLayerParams,
@@ -110,8 +111,8 @@ std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Whe
     if (!entry.params->find("collectives")) layer_spec.erase("collectives");
     auto layer = entry.make(ParamReader(layer_spec, where, *entry.params), job);
     if (!layer->has_collectives())
-      layer->set_collectives(coll::make_algorithms(merged.value("collectives", Json::object()), where / "collectives",
-                                                   job.size()));
+      layer->set_collectives(
+          coll::make_algorithms(merged.value("collectives", Json::object()), where / "collectives", job.size()));
     return layer;
   } catch (const InputError& e) {
     reattribute(e, where, spec, where, calibrated_where);

@@ -9,7 +9,8 @@ namespace torsim {
 namespace {
 
 bool is_index(const std::string& key) {
-  return !key.empty() && key.size() < 10 && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !key.empty() && key.size() < 10 &&
+         std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 bool all_index_keys(const Json& object) {
@@ -41,8 +42,8 @@ Json merge_overrides(Json base, const Json& patch, const Where& patch_where) {
     for (const auto& [key, value] : patch.items()) {
       const auto index = std::stoul(key);
       if (index >= base.size())
-        (patch_where / key).fail("index " + key + " is beyond the list, which has " + std::to_string(base.size()) +
-                                 " elements");
+        (patch_where / key)
+            .fail("index " + key + " is beyond the list, which has " + std::to_string(base.size()) + " elements");
       base[index] = merge_overrides(base[index], value, patch_where / key);
     }
     return base;

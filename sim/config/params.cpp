@@ -12,9 +12,12 @@ namespace torsim {
 Where Where::operator/(std::string_view key) const {
   std::string escaped;
   for (char c : key) {
-    if (c == '~') escaped += "~0";
-    else if (c == '/') escaped += "~1";
-    else escaped += c;
+    if (c == '~')
+      escaped += "~0";
+    else if (c == '/')
+      escaped += "~1";
+    else
+      escaped += c;
   }
   return {file_, pointer_ + "/" + escaped};
 }
@@ -31,28 +34,44 @@ const ParamSpec* ParamTable::find(std::string_view name) const {
 
 std::string_view kind_name(ParamKind kind) {
   switch (kind) {
-    case ParamKind::integer: return "integer";
-    case ParamKind::number: return "number";
-    case ParamKind::boolean: return "boolean";
-    case ParamKind::text: return "string";
-    case ParamKind::choice: return "choice";
-    case ParamKind::size: return "size";
-    case ParamKind::rate: return "rate";
-    case ParamKind::time: return "time";
-    case ParamKind::size_list: return "list of sizes";
-    case ParamKind::integer_list: return "list of integers";
-    case ParamKind::text_list: return "list of strings";
-    case ParamKind::object: return "object";
-    case ParamKind::object_list: return "list of objects";
+    case ParamKind::integer:
+      return "integer";
+    case ParamKind::number:
+      return "number";
+    case ParamKind::boolean:
+      return "boolean";
+    case ParamKind::text:
+      return "string";
+    case ParamKind::choice:
+      return "choice";
+    case ParamKind::size:
+      return "size";
+    case ParamKind::rate:
+      return "rate";
+    case ParamKind::time:
+      return "time";
+    case ParamKind::size_list:
+      return "list of sizes";
+    case ParamKind::integer_list:
+      return "list of integers";
+    case ParamKind::text_list:
+      return "list of strings";
+    case ParamKind::object:
+      return "object";
+    case ParamKind::object_list:
+      return "list of objects";
   }
   return "?";
 }
 
 Quantity quantity_of(ParamKind kind) {
   switch (kind) {
-    case ParamKind::rate: return Quantity::rate;
-    case ParamKind::time: return Quantity::time;
-    default: return Quantity::size;
+    case ParamKind::rate:
+      return Quantity::rate;
+    case ParamKind::time:
+      return Quantity::time;
+    default:
+      return Quantity::size;
   }
 }
 
@@ -101,7 +120,8 @@ std::string expectation(const ParamSpec& s) {
     case ParamKind::time:
       return "a time such as \"105ns\" (units: " + accepted_units(Quantity::time) + ") or a number in " +
              std::string(s.unit);
-    default: return std::string(kind_name(s.kind));
+    default:
+      return std::string(kind_name(s.kind));
   }
 }
 
@@ -155,9 +175,9 @@ ParamReader::ParamReader(const Json& object, Where where, const ParamTable& tabl
   for (const auto& [key, value] : object_.items()) {
     if (table.find(key)) continue;
     std::string hint = closest_name(key, names);
-    (where_ / key).fail("unknown key '" + key + "' in " + std::string(table.section) +
-                        (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
-                        " Valid keys are: " + joined_names(table));
+    (where_ / key)
+        .fail("unknown key '" + key + "' in " + std::string(table.section) +
+              (hint.empty() ? "" : "; did you mean '" + hint + "'?") + " Valid keys are: " + joined_names(table));
   }
 }
 
@@ -168,7 +188,8 @@ bool ParamReader::has(std::string_view name) const {
 
 const ParamSpec& ParamReader::spec(std::string_view name, std::initializer_list<ParamKind> kinds) const {
   const ParamSpec* s = table_.find(name);
-  if (!s) throw std::logic_error("parameter '" + std::string(name) + "' not declared in " + std::string(table_.section));
+  if (!s)
+    throw std::logic_error("parameter '" + std::string(name) + "' not declared in " + std::string(table_.section));
   if (kinds.size() && std::find(kinds.begin(), kinds.end(), s->kind) == kinds.end())
     throw std::logic_error("parameter '" + std::string(name) + "' read with the wrong kind");
   return *s;
@@ -197,8 +218,8 @@ void ParamReader::check_range(const ParamSpec& s, double value, const Where& w) 
   const bool below = !s.min.empty() && value < bound(s.min);
   const bool above = !s.max.empty() && value > bound(s.max);
   if (!below && !above) return;
-  std::string range = "[" + std::string(s.min.empty() ? "-inf" : s.min) + ", " +
-                      std::string(s.max.empty() ? "inf" : s.max) + "]";
+  std::string range =
+      "[" + std::string(s.min.empty() ? "-inf" : s.min) + ", " + std::string(s.max.empty() ? "inf" : s.max) + "]";
   std::string unit = s.unit.empty() || is_quantity_kind(s.kind) ? "" : " " + std::string(s.unit);
   w.fail("'" + std::string(s.name) + "' is out of range: expected a value in " + range + unit);
 }
@@ -206,8 +227,10 @@ void ParamReader::check_range(const ParamSpec& s, double value, const Where& w) 
 std::int64_t ParamReader::quantity(const ParamSpec& s, const Json& v, const Where& w) const {
   std::optional<std::int64_t> base;
   const Quantity q = quantity_of(s.kind);
-  if (v.is_string()) base = parse_quantity(v.get<std::string>(), q, s.unit);
-  else if (v.is_number()) base = scale_to_base(v.get<double>(), q, s.unit);
+  if (v.is_string())
+    base = parse_quantity(v.get<std::string>(), q, s.unit);
+  else if (v.is_number())
+    base = scale_to_base(v.get<double>(), q, s.unit);
   if (!base) w.fail("expected " + expectation(s) + ", got " + preview(v));
   const bool whole = v.is_string() ? whole_in_base_units(v.get<std::string>(), q, s.unit)
                                    : whole_in_base_units(v.get<double>(), q, s.unit);
@@ -223,8 +246,8 @@ std::int64_t ParamReader::integer(std::string_view name) const {
   Json storage;
   const Json& v = value_or_default(s, storage);
   // A float with no fraction is taken (4.0), if it fits in 64 bits.
-  const bool whole_float = v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) &&
-                           std::fabs(v.get<double>()) < 9.2e18;
+  const bool whole_float =
+      v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 9.2e18;
   if (!v.is_number_integer() && !whole_float) where(name).fail("expected an integer, got " + preview(v));
   const auto value = v.get<std::int64_t>();
   check_range(s, static_cast<double>(value), where(name));
@@ -393,19 +416,41 @@ const Json& ParamReader::nested(std::string_view name) const {
 void ParamReader::check_given() const {
   for (const auto& [key, value] : object_.items()) {
     switch (table_.find(key)->kind) {
-      case ParamKind::integer: integer(key); break;
-      case ParamKind::number: number(key); break;
-      case ParamKind::boolean: boolean(key); break;
+      case ParamKind::integer:
+        integer(key);
+        break;
+      case ParamKind::number:
+        number(key);
+        break;
+      case ParamKind::boolean:
+        boolean(key);
+        break;
       case ParamKind::text:
-      case ParamKind::choice: text(key); break;
-      case ParamKind::size: size(key); break;
-      case ParamKind::rate: rate(key); break;
-      case ParamKind::time: time(key); break;
-      case ParamKind::size_list: sizes(key); break;
-      case ParamKind::integer_list: integers(key); break;
-      case ParamKind::text_list: texts(key); break;
+      case ParamKind::choice:
+        text(key);
+        break;
+      case ParamKind::size:
+        size(key);
+        break;
+      case ParamKind::rate:
+        rate(key);
+        break;
+      case ParamKind::time:
+        time(key);
+        break;
+      case ParamKind::size_list:
+        sizes(key);
+        break;
+      case ParamKind::integer_list:
+        integers(key);
+        break;
+      case ParamKind::text_list:
+        texts(key);
+        break;
       case ParamKind::object:
-      case ParamKind::object_list: nested(key); break;
+      case ParamKind::object_list:
+        nested(key);
+        break;
     }
   }
 }

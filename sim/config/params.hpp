@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config/error.hpp"
-#include "sim/core/time.hpp"
 #include "sim/config/units.hpp"
+#include "sim/core/time.hpp"
 
 namespace torsim {
 
@@ -38,10 +38,19 @@ class Where {
 };
 
 enum class ParamKind {
-  integer, number, boolean, text, choice,  // scalars
-  size, rate, time,                        // quantities with units
-  size_list, integer_list, text_list,      // lists (a scalar is a list of one)
-  object, object_list                      // nested, parsed by another table
+  integer,
+  number,
+  boolean,
+  text,
+  choice,  // scalars
+  size,
+  rate,
+  time,  // quantities with units
+  size_list,
+  integer_list,
+  text_list,  // lists (a scalar is a list of one)
+  object,
+  object_list  // nested, parsed by another table
 };
 
 inline constexpr std::string_view kRequired = "(required)";
@@ -55,8 +64,8 @@ struct ParamSpec {
   std::string_view min;            // inclusive bounds as text in `unit`, "" = unbounded
   std::string_view max;
   std::string_view meaning;
-  std::string_view source;         // citation, or "assumption: why"
-  std::string_view choices = {};   // "a|b|c" for ParamKind::choice
+  std::string_view source;        // citation, or "assumption: why"
+  std::string_view choices = {};  // "a|b|c" for ParamKind::choice
 };
 
 struct ParamTable {

@@ -15,17 +15,15 @@ struct UnitFactor {
 };
 
 constexpr std::array kSizeUnits{
-    UnitFactor{"B", 1},          UnitFactor{"KB", 1000},           UnitFactor{"kB", 1000},
-    UnitFactor{"MB", 1000000},   UnitFactor{"GB", 1000000000},     UnitFactor{"KiB", 1024},
-    UnitFactor{"MiB", 1 << 20},  UnitFactor{"GiB", 1LL << 30},     UnitFactor{"TB", 1000000000000}};
-constexpr std::array kRateUnits{
-    UnitFactor{"B/s", 1},           UnitFactor{"KB/s", 1000},          UnitFactor{"kB/s", 1000},
-    UnitFactor{"MB/s", 1000000},    UnitFactor{"GB/s", 1000000000},    UnitFactor{"KiB/s", 1024},
-    UnitFactor{"MiB/s", 1 << 20},   UnitFactor{"GiB/s", 1LL << 30},    UnitFactor{"Kb/s", 125},
-    UnitFactor{"Mb/s", 125000},     UnitFactor{"Gb/s", 125000000}};
-constexpr std::array kTimeUnits{UnitFactor{"ps", 1},          UnitFactor{"ns", 1000},
-                                UnitFactor{"us", 1000000},    UnitFactor{"ms", 1000000000},
-                                UnitFactor{"s", 1000000000000}};
+    UnitFactor{"B", 1},         UnitFactor{"KB", 1000},       UnitFactor{"kB", 1000},
+    UnitFactor{"MB", 1000000},  UnitFactor{"GB", 1000000000}, UnitFactor{"KiB", 1024},
+    UnitFactor{"MiB", 1 << 20}, UnitFactor{"GiB", 1LL << 30}, UnitFactor{"TB", 1000000000000}};
+constexpr std::array kRateUnits{UnitFactor{"B/s", 1},         UnitFactor{"KB/s", 1000},       UnitFactor{"kB/s", 1000},
+                                UnitFactor{"MB/s", 1000000},  UnitFactor{"GB/s", 1000000000}, UnitFactor{"KiB/s", 1024},
+                                UnitFactor{"MiB/s", 1 << 20}, UnitFactor{"GiB/s", 1LL << 30}, UnitFactor{"Kb/s", 125},
+                                UnitFactor{"Mb/s", 125000},   UnitFactor{"Gb/s", 125000000}};
+constexpr std::array kTimeUnits{UnitFactor{"ps", 1}, UnitFactor{"ns", 1000}, UnitFactor{"us", 1000000},
+                                UnitFactor{"ms", 1000000000}, UnitFactor{"s", 1000000000000}};
 
 template <std::size_t N>
 std::optional<std::int64_t> find_factor(const std::array<UnitFactor, N>& units, std::string_view u) {
@@ -36,9 +34,12 @@ std::optional<std::int64_t> find_factor(const std::array<UnitFactor, N>& units, 
 
 std::optional<std::int64_t> factor_of(Quantity q, std::string_view unit) {
   switch (q) {
-    case Quantity::size: return find_factor(kSizeUnits, unit);
-    case Quantity::rate: return find_factor(kRateUnits, unit);
-    case Quantity::time: return find_factor(kTimeUnits, unit);
+    case Quantity::size:
+      return find_factor(kSizeUnits, unit);
+    case Quantity::rate:
+      return find_factor(kRateUnits, unit);
+    case Quantity::time:
+      return find_factor(kTimeUnits, unit);
   }
   return std::nullopt;
 }
@@ -166,9 +167,12 @@ std::string accepted_units(Quantity q) {
     return out;
   };
   switch (q) {
-    case Quantity::size: return join(kSizeUnits);
-    case Quantity::rate: return join(kRateUnits);
-    case Quantity::time: return join(kTimeUnits);
+    case Quantity::size:
+      return join(kSizeUnits);
+    case Quantity::rate:
+      return join(kRateUnits);
+    case Quantity::time:
+      return join(kTimeUnits);
   }
   return {};
 }

@@ -15,8 +15,7 @@ enum class Quantity { size, rate, time };
 /// Parses "<decimal><unit>" (spaces allowed between) for the quantity. A bare number is taken
 /// in `bare_unit` (e.g. "ns"). Returns the value in base units (bytes, bytes/s, picoseconds),
 /// or nullopt when the text is not such a quantity.
-std::optional<std::int64_t> parse_quantity(std::string_view text, Quantity q,
-                                           std::string_view bare_unit);
+std::optional<std::int64_t> parse_quantity(std::string_view text, Quantity q, std::string_view bare_unit);
 /// Converts a number given in `unit` to base units, rounded to the nearest integer.
 std::optional<std::int64_t> scale_to_base(double value, Quantity q, std::string_view unit);
 

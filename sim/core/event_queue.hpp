@@ -47,9 +47,7 @@ class MonotoneEventQueue {
   MonotoneEventQueue() = default;
   MonotoneEventQueue(const MonotoneEventQueue&) = delete;
   MonotoneEventQueue& operator=(const MonotoneEventQueue&) = delete;
-  ~MonotoneEventQueue() {
-    clear();
-  }
+  ~MonotoneEventQueue() { clear(); }
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
@@ -59,8 +57,10 @@ class MonotoneEventQueue {
     if (!ready_.empty() && ev.time <= ready_.back().time) return insert_in_run(ev);
     ++size_;
     const auto differing = static_cast<std::uint64_t>(ev.time) ^ static_cast<std::uint64_t>(last_);
-    if (differing == 0) ready_.push_back(ev);  // at last_, with ready_ empty: it starts the run
-    else append(bucket_of(differing, ev.time), ev);
+    if (differing == 0)
+      ready_.push_back(ev);  // at last_, with ready_ empty: it starts the run
+    else
+      append(bucket_of(differing, ev.time), ev);
   }
 
   /// The earliest event's time (the queue must not be empty). Does not reorganise anything:
@@ -102,8 +102,8 @@ class MonotoneEventQueue {
 
  private:
   static constexpr int kDigitBits = 6;
-  static constexpr int kDigits = 1 << kDigitBits;  // buckets per level: one 64-bit mask
-  static constexpr int kLevels = (63 + kDigitBits - 1) / kDigitBits;  // times are non-negative int64
+  static constexpr int kDigits = 1 << kDigitBits;                        // buckets per level: one 64-bit mask
+  static constexpr int kLevels = (63 + kDigitBits - 1) / kDigitBits;     // times are non-negative int64
   static constexpr std::size_t kKeptRunCapacity = std::size_t{1} << 16;  // events a drained run keeps
 
   // 1 KiB blocks (31 kernel events and the link).
@@ -135,7 +135,8 @@ class MonotoneEventQueue {
   // Inline, the common case: room in the bucket's last block.
   void append(int index, const Event& ev) {
     Bucket& bucket = buckets_[index];
-    if (bucket.tail_used == Block::kEvents) [[unlikely]] add_block(index);
+    if (bucket.tail_used == Block::kEvents) [[unlikely]]
+      add_block(index);
     bucket.tail->events[bucket.tail_used++] = ev;
   }
 
@@ -204,8 +205,10 @@ class MonotoneEventQueue {
     last_ = earliest(source);
     drain(source, [this](const Event& ev) {
       const auto differing = static_cast<std::uint64_t>(ev.time) ^ static_cast<std::uint64_t>(last_);
-      if (differing == 0) ready_.push_back(ev);
-      else append(bucket_of(differing, ev.time), ev);
+      if (differing == 0)
+        ready_.push_back(ev);
+      else
+        append(bucket_of(differing, ev.time), ev);
     });
   }
 
@@ -238,7 +241,7 @@ class MonotoneEventQueue {
 
   Bucket buckets_[kLevels * kDigits];
   std::uint64_t digit_masks_[kLevels] = {};  // per level, bit d: the level's bucket d holds events
-  std::uint32_t level_mask_ = 0;              // bit l: level l holds events
+  std::uint32_t level_mask_ = 0;             // bit l: level l holds events
   std::vector<Event> ready_;  // the run: the earliest events, in (time, insertion) order from next_ready_
   std::size_t next_ready_ = 0;
   std::int64_t last_ = 0;  // the reference time: the earliest at the last refill (<= every event)

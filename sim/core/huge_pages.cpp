@@ -17,7 +17,7 @@ std::size_t whole_pages(std::size_t bytes) { return (bytes + kHugePage - 1) / kH
 // aligned range, so that every 2 MiB of it can be one huge page.
 void* map_huge(std::size_t bytes) {
   const std::size_t size = whole_pages(bytes);
-  if constexpr (!kHugePages) return ::operator new(size, std::align_val_t{kHugePage});
+  if constexpr (!kHugePages) return ::operator new (size, std::align_val_t{kHugePage});
   void* raw = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
   const auto start = reinterpret_cast<std::uintptr_t>(raw);
@@ -32,14 +32,16 @@ void* map_huge(std::size_t bytes) {
 }
 
 void unmap_huge(void* memory, std::size_t bytes) noexcept {
-  if constexpr (!kHugePages) return ::operator delete(memory, std::align_val_t{kHugePage});
+  if constexpr (!kHugePages) return ::operator delete (memory, std::align_val_t{kHugePage});
   ::munmap(memory, whole_pages(bytes));
 }
 
 HugePageArena::~HugePageArena() {
   for (const Chunk& chunk : chunks_) {
-    if (kHugePages) unmap_huge(chunk.memory, chunk.bytes);
-    else ::operator delete(chunk.memory, std::align_val_t{chunk.alignment});
+    if (kHugePages)
+      unmap_huge(chunk.memory, chunk.bytes);
+    else
+      ::operator delete (chunk.memory, std::align_val_t{chunk.alignment});
   }
 }
 
@@ -47,7 +49,7 @@ HugePageArena::~HugePageArena() {
 // chunk is kept for the next smaller blocks.
 void* HugePageArena::allocate(std::size_t bytes, std::size_t alignment) {
   if constexpr (!kHugePages) {
-    chunks_.push_back({::operator new(bytes, std::align_val_t{alignment}), bytes, alignment});
+    chunks_.push_back({::operator new (bytes, std::align_val_t{alignment}), bytes, alignment});
     return chunks_.back().memory;
   }
   const auto aligned_next = [&] {

@@ -52,7 +52,9 @@ struct HugePageAllocator {
     std::allocator<T>{}.deallocate(p, n);
   }
   template <class U>
-  bool operator==(const HugePageAllocator<U>&) const noexcept { return true; }
+  bool operator==(const HugePageAllocator<U>&) const noexcept {
+    return true;
+  }
 };
 
 /// Blocks carved one after the other from huge-page chunks, for pools that recycle their
@@ -97,7 +99,9 @@ struct RecycledAllocator {
   T* allocate(std::size_t n) { return static_cast<T*>(allocate_recycled(n * sizeof(T))); }
   void deallocate(T* p, std::size_t n) noexcept { release_recycled(p, n * sizeof(T)); }
   template <class U>
-  bool operator==(const RecycledAllocator<U>&) const noexcept { return true; }
+  bool operator==(const RecycledAllocator<U>&) const noexcept {
+    return true;
+  }
 };
 
 }  // namespace torsim

@@ -59,8 +59,10 @@ void Kernel::spawn(Task<> process) {
 }
 
 void Kernel::unlink_process(RootPromise* p) {
-  if (p->prev) p->prev->next = p->next;
-  else processes_ = p->next;
+  if (p->prev)
+    p->prev->next = p->next;
+  else
+    processes_ = p->next;
   if (p->next) p->next->prev = p->prev;
   --live_processes_;
 }

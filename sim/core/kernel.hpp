@@ -43,9 +43,12 @@ class Kernel {
   /// Schedules `cb` at absolute time `t` (>= now). Same-time events run in insertion order.
   /// Inline: every message schedules a few events, and the call cost as much as the push.
   void at(Time t, Callback cb) {
-    if (t > now_) future_.push({t, cb});
-    else if (t == now_) current_.push_back({t, cb});
-    else scheduled_in_the_past(t);
+    if (t > now_)
+      future_.push({t, cb});
+    else if (t == now_)
+      current_.push_back({t, cb});
+    else
+      scheduled_in_the_past(t);
   }
   void after(Time delay, Callback cb) { at(now_ + delay, cb); }
   void resume_at(Time t, std::coroutine_handle<> h) { at(t, {resume_handle, h.address(), 0}); }
@@ -143,8 +146,8 @@ class Kernel {
   Time now_ = 0;
   std::uint64_t events_processed_ = 0;
   MonotoneEventQueue<Event> future_;  // events after `now_` when scheduled, in (time, insertion) order
-  Fifo<Event> current_;  // events scheduled for `now_` while at `now_`, in order (a vector: no
-                         // allocation per block of events as a deque makes)
+  Fifo<Event> current_;               // events scheduled for `now_` while at `now_`, in order (a vector: no
+                                      // allocation per block of events as a deque makes)
   bool stopped_ = false;
   std::exception_ptr failure_;
   std::size_t live_processes_ = 0;

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <string>
 
-#include "models/network/network_model.hpp"
 #include "models/machine.hpp"
+#include "models/network/network_model.hpp"
 
 namespace torsim::test {
 
@@ -24,8 +24,8 @@ inline Json machine_json(const Json& topology, const std::string& injection = "1
               {"packet", {{"payload", "64B"}, {"header", "32B"}}}};
 }
 
-inline Json torus_json(const std::vector<int>& sizes, const std::vector<std::string>& bandwidths,
-                       int concentration = 1, const std::string& routing = "dimension_order", bool wrap = true) {
+inline Json torus_json(const std::vector<int>& sizes, const std::vector<std::string>& bandwidths, int concentration = 1,
+                       const std::string& routing = "dimension_order", bool wrap = true) {
   Json dims = Json::array();
   for (std::size_t i = 0; i < sizes.size(); ++i)
     dims.push_back({{"size", sizes[i]}, {"wrap", wrap}, {"link_bandwidth", bandwidths[i]}, {"link_latency", "100ns"}});

@@ -20,7 +20,8 @@ struct LayerJob {
            const char* model = "packet")
       : machine(make_machine(machine_spec)) {
     network = net::make_network_model(Json{{"model", model}}, Where("test"), kernel, machine);
-    job = std::make_unique<node::Job>(kernel, machine, *network, node::parse_placement(placement, Where("test"), machine), 1);
+    job = std::make_unique<node::Job>(kernel, machine, *network,
+                                      node::parse_placement(placement, Where("test"), machine), 1);
     layer = rt::make_messaging_layer(runtime, Where("test"), *job);
   }
   ~LayerJob() { kernel.shutdown(); }

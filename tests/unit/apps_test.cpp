@@ -7,8 +7,10 @@ using namespace torsim;
 
 namespace {
 PointResult run_on_hopper(const std::string& layer, int nodes, const Json& workload) {
-  Json doc{{"machine", "hopper"}, {"runtime", {{"layer", layer}}},
-           {"placement", {{"nodes", nodes}, {"ranks_per_node", 24}}}, {"workload", workload}};
+  Json doc{{"machine", "hopper"},
+           {"runtime", {{"layer", layer}}},
+           {"placement", {{"nodes", nodes}, {"ranks_per_node", 24}}},
+           {"workload", workload}};
   return Simulation(Scenario(doc, "test").doc(), Where("test"), 1).run();
 }
 double metric(const PointResult& r, const char* name) { return r.output.metrics.at(name).get<double>(); }
@@ -18,8 +20,8 @@ TEST_CASE("N-Queens explores the whole tree and finds every solution", "[apps][n
   for (const std::string layer : {"charm_ugni", "charm_mpi", "raw"}) {
     INFO(layer);
     const auto r = run_on_hopper(layer, 2, {{"name", "nqueens"}, {"board", 10}, {"grain", 6}});
-    CHECK(metric(r, "solutions") == 724);       // the known count for 10 queens
-    CHECK(metric(r, "tree_nodes") == 17769);    // half the tree below the root (mirror images count twice)
+    CHECK(metric(r, "solutions") == 724);     // the known count for 10 queens
+    CHECK(metric(r, "tree_nodes") == 17769);  // half the tree below the root (mirror images count twice)
     CHECK(metric(r, "time_ms") > metric(r, "search_done_ms"));  // quiescence detection's waves come after the search
     CHECK(r.blocked_processes == 0);
   }
@@ -35,8 +37,8 @@ TEST_CASE("N-Queens runs faster on more cores and on the lighter runtime", "[app
 
 TEST_CASE("the NAMD-like step decomposes ApoA1 as NAMD would", "[apps][namd]") {
   const auto r = run_on_hopper("charm_ugni", 2, {{"name", "namd"}, {"steps", 3}});
-  CHECK(metric(r, "patches") == 8 * 8 * 5);     // cells at least 13.5 A wide
-  CHECK(metric(r, "computes") == 320 * 14);     // self plus 13 forward neighbours each
+  CHECK(metric(r, "patches") == 8 * 8 * 5);  // cells at least 13.5 A wide
+  CHECK(metric(r, "computes") == 320 * 14);  // self plus 13 forward neighbours each
   // Pairs within 12 A: atoms x (4/3 pi 12^3 x density) / 2, density 92,224 / box volume.
   const double density = 92224.0 / (108.86 * 108.86 * 77.76);
   const double expected = 92224.0 * (4.0 / 3.0 * 3.14159265 * 12 * 12 * 12 * density) / 2;

@@ -130,9 +130,9 @@ TEST_CASE("a GASNet put + sync costs its software, the data, the DMA's turnaroun
 
 TEST_CASE("MPI over DCMF: eager below 1,200 B, its own rendezvous from it on", "[bgp][mpi]") {
   auto messages = [](Bytes size) {
-    auto r = run(intrepid("mpi_dcmf", kNeighbours,
-                          {{"name", "pingpong"}, {"operation", "ping_ack"}, {"sizes", {size}}, {"iterations", 1},
-                           {"warmup", 0}}));
+    auto r = run(intrepid(
+        "mpi_dcmf", kNeighbours,
+        {{"name", "pingpong"}, {"operation", "ping_ack"}, {"sizes", {size}}, {"iterations", 1}, {"warmup", 0}}));
     return r.counters["messages"].get<std::uint64_t>();
   };
   CHECK(messages(1199) == 2);  // the data, the zero-byte reply
@@ -158,8 +158,10 @@ TEST_CASE("a put needs no core at its target; MPI's rendezvous waits for the rec
     INFO("size " << size);
     CHECK(received > receiver_busy);
     // Eager: the send completes once injected; rendezvous: after the receiver's core is back.
-    if (size < 1200) CHECK(sent < 5 * kMicrosecond);
-    else CHECK(sent > receiver_busy);
+    if (size < 1200)
+      CHECK(sent < 5 * kMicrosecond);
+    else
+      CHECK(sent > receiver_busy);
   }
 }
 
@@ -203,8 +205,8 @@ TEST_CASE("barriers use the barrier network; MPI's allreduce the collective netw
 
 TEST_CASE("GASNet moves more than MPI in a mid-size flood", "[bgp][gasnet]") {
   auto bandwidth = [](const std::string& layer, const std::string& operation) {
-    Json flood{{"name", "flood"}, {"operation", operation}, {"links", {2}}, {"sizes", {4096}}, {"window", 8},
-               {"iterations", 2}};
+    Json flood{{"name", "flood"}, {"operation", operation}, {"links", {2}}, {"sizes", {4096}},
+               {"window", 8},     {"iterations", 2}};
     return run(intrepid(layer, {{"mode", "SMP"}}, flood)).output.metrics["peak_bandwidth_MBps"].get<double>();
   };
   const double gasnet = bandwidth("gasnet_dcmf", "put"), mpi = bandwidth("mpi_dcmf", "send_recv");

@@ -14,7 +14,8 @@ using namespace torsim;
 namespace {
 
 // A Blue Gene/Q scenario document (preset expanded).
-Json bgq(const std::string& layer, const Json& placement, const Json& workload, const std::string& preset = "bgq-midplane") {
+Json bgq(const std::string& layer, const Json& placement, const Json& workload,
+         const std::string& preset = "bgq-midplane") {
   Json doc{{"machine", preset}, {"runtime", {{"layer", layer}}}, {"placement", placement}, {"workload", workload}};
   return Scenario(doc, "test").doc();
 }
@@ -28,9 +29,8 @@ Json pingpong(const Json& sizes, const std::string& operation = "send_recv") {
 double latency_ns(const PointResult& r, std::size_t row = 0) { return r.output.series.at(0).rows.at(row).at(1) * 1e3; }
 
 struct Midplane {
-  Machine machine = test::make_machine(Scenario(Json{{"machine", "bgq-midplane"}, {"workload", {{"name", "pingpong"}}}}, "m")
-                                           .doc()
-                                           .at("machine"));
+  Machine machine = test::make_machine(
+      Scenario(Json{{"machine", "bgq-midplane"}, {"workload", {{"name", "pingpong"}}}}, "m").doc().at("machine"));
   double ns(Time t) const { return static_cast<double>(t) / kNanosecond; }
   double copy(Bytes b) const { return ns(transfer_time(b, machine.node.memcpy_bandwidth)); }
   double wire(topo::NodeId a, topo::NodeId b, Bytes bytes) const { return ns(test::closed_form(machine, a, b, bytes)); }
@@ -90,9 +90,9 @@ TEST_CASE("ranks beyond two per core stretch their software costs", "[bgq]") {
   CHECK(stretched(16) == 100 * kNanosecond);
   CHECK(stretched(32) == 100 * kNanosecond);  // two threads per core run at full speed
   CHECK(stretched(64) == 200 * kNanosecond);  // four share the issue slots of two
-  CHECK_THROWS_WITH(Simulation(bgq("pami", {{"node_list", {0, 1}}, {"ranks_per_node", 65}}, pingpong({8})),
-                               Where("test"), 1),
-                    Catch::Contains("at most 64 ranks per node"));
+  CHECK_THROWS_WITH(
+      Simulation(bgq("pami", {{"node_list", {0, 1}}, {"ranks_per_node", 65}}, pingpong({8})), Where("test"), 1),
+      Catch::Contains("at most 64 ranks per node"));
 }
 
 TEST_CASE("PAMI_Send_immediate latency is the calls' costs plus the wire", "[bgq][pami]") {

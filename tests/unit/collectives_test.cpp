@@ -49,8 +49,12 @@ struct Posted {
 // once (step 0: the zero-latency network). Receives match by (source, phase) in order.
 class TestNet {
  public:
-  TestNet(int n, Time step) : n_(n), step_(step), requests_(kernel), port_free_(static_cast<std::size_t>(n), 0),
-                              mail_(static_cast<std::size_t>(n)) {}
+  TestNet(int n, Time step)
+      : n_(n),
+        step_(step),
+        requests_(kernel),
+        port_free_(static_cast<std::size_t>(n), 0),
+        mail_(static_cast<std::size_t>(n)) {}
   ~TestNet() { kernel.shutdown(); }
 
   class Channel;
@@ -164,8 +168,12 @@ Task<> run_rank(TestNet& net, Rank r, const Algorithm& algorithm, Outcome& out) 
 
 Outcome run(int n, Time step, const Algorithm& algorithm) {
   TestNet net(n, step);
-  Outcome out{std::vector<std::uint64_t>(static_cast<std::size_t>(n)), std::vector<Time>(static_cast<std::size_t>(n), -1),
-              {}, {}, 0, 0};
+  Outcome out{std::vector<std::uint64_t>(static_cast<std::size_t>(n)),
+              std::vector<Time>(static_cast<std::size_t>(n), -1),
+              {},
+              {},
+              0,
+              0};
   for (Rank r = 0; r < n; ++r) net.kernel.spawn(run_rank(net, r, algorithm, out));
   net.kernel.run();
   out.sent = net.sent;
@@ -236,30 +244,40 @@ std::vector<Case> all_cases(Rank root) {
   const auto prefix = [](int, Rank r) -> Expected { return sum_of_all(r + 1); };
   const auto below = [](int, Rank r) -> Expected { return sum_of_all(r); };
   const auto root_word = [root](int n, Rank) -> Expected { return contribution(root % n); };
-  cases.push_back({"binomial scatter",
-                   [root](PointToPoint& p) { return coll::binomial_scatter(p, root % p.size(), 12, contribution(p.rank())); },
-                   root_word});
+  cases.push_back(
+      {"binomial scatter",
+       [root](PointToPoint& p) { return coll::binomial_scatter(p, root % p.size(), 12, contribution(p.rank())); },
+       root_word});
   cases.push_back({"linear scatterv",
                    [root](PointToPoint& p) {
-                     return coll::linear_scatterv(p, root % p.size(), coll::Blocks(uneven(p.size())), contribution(p.rank()));
+                     return coll::linear_scatterv(p, root % p.size(), coll::Blocks(uneven(p.size())),
+                                                  contribution(p.rank()));
                    },
                    root_word});
   cases.push_back({"linear gatherv",
-                   [root](PointToPoint& p) { return coll::linear_gather(p, root % p.size(), 3 * p.rank(), contribution(p.rank())); },
+                   [root](PointToPoint& p) {
+                     return coll::linear_gather(p, root % p.size(), 3 * p.rank(), contribution(p.rank()));
+                   },
                    root_sum});
-  cases.push_back({"ring allgatherv",
-                   [](PointToPoint& p) { return coll::ring_allgatherv(p, coll::Blocks(uneven(p.size())), contribution(p.rank())); },
-                   everyone_sum});
+  cases.push_back(
+      {"ring allgatherv",
+       [](PointToPoint& p) { return coll::ring_allgatherv(p, coll::Blocks(uneven(p.size())), contribution(p.rank())); },
+       everyone_sum});
   cases.push_back({"recursive-doubling allgatherv",
                    [](PointToPoint& p) {
-                     return coll::recursive_doubling_allgatherv(p, coll::Blocks(uneven(p.size())), contribution(p.rank()));
+                     return coll::recursive_doubling_allgatherv(p, coll::Blocks(uneven(p.size())),
+                                                                contribution(p.rank()));
                    },
                    everyone_sum});
   cases.push_back({"pairwise alltoallv",
-                   [](PointToPoint& p) { return coll::pairwise_alltoallv(p, coll::Blocks(uneven(p.size())), contribution(p.rank())); },
+                   [](PointToPoint& p) {
+                     return coll::pairwise_alltoallv(p, coll::Blocks(uneven(p.size())), contribution(p.rank()));
+                   },
                    everyone_sum});
   cases.push_back({"linear alltoallv",
-                   [](PointToPoint& p) { return coll::linear_alltoallv(p, coll::Blocks(uneven(p.size())), contribution(p.rank())); },
+                   [](PointToPoint& p) {
+                     return coll::linear_alltoallv(p, coll::Blocks(uneven(p.size())), contribution(p.rank()));
+                   },
                    everyone_sum});
   cases.push_back({"pairwise reduce-scatter",
                    [](PointToPoint& p) {
@@ -278,9 +296,10 @@ std::vector<Case> all_cases(Rank root) {
                        return coll::knomial_reduce(p, root % p.size(), 8, contribution(p.rank()), degree);
                      },
                      root_sum});
-    cases.push_back({"reduce-bcast allreduce, degree " + std::to_string(degree),
-                     [degree](PointToPoint& p) { return coll::reduce_bcast_allreduce(p, 8, contribution(p.rank()), degree); },
-                     everyone_sum});
+    cases.push_back(
+        {"reduce-bcast allreduce, degree " + std::to_string(degree),
+         [degree](PointToPoint& p) { return coll::reduce_bcast_allreduce(p, 8, contribution(p.rank()), degree); },
+         everyone_sum});
   }
   return cases;
 }
@@ -289,8 +308,10 @@ bool power_of_two(int n) { return (n & (n - 1)) == 0; }
 
 }  // namespace
 
-TEST_CASE("every collective algorithm completes at once on a zero-latency network, with every contribution "
-          "where it belongs", "[collectives]") {
+TEST_CASE(
+    "every collective algorithm completes at once on a zero-latency network, with every contribution "
+    "where it belongs",
+    "[collectives]") {
   for (int n : {1, 2, 3, 5, 6, 7, 8, 9, 12, 16, 17, 31, 32}) {
     for (Rank root : {0, 1, 4}) {
       for (const auto& c : all_cases(root)) {
@@ -322,12 +343,15 @@ TEST_CASE("binomial broadcast: the root sends to the farthest subtree first", "[
     return [root](PointToPoint& p) { return coll::binomial_bcast(p, root, 100, 0); };
   };
   CHECK(schedule(8, bcast(0)) == sorted({{0, 0, 0, 4, 100},
-                                         {1, 0, 0, 2, 100}, {1, 0, 4, 6, 100},
-                                         {2, 0, 0, 1, 100}, {2, 0, 2, 3, 100}, {2, 0, 4, 5, 100}, {2, 0, 6, 7, 100}}));
+                                         {1, 0, 0, 2, 100},
+                                         {1, 0, 4, 6, 100},
+                                         {2, 0, 0, 1, 100},
+                                         {2, 0, 2, 3, 100},
+                                         {2, 0, 4, 5, 100},
+                                         {2, 0, 6, 7, 100}}));
   // Six ranks, root 5: relative ranks 4, 2, 1 are absolute 3, 1, 0; relative 5 is 4; 3 is 2.
-  CHECK(schedule(6, bcast(5)) == sorted({{0, 0, 5, 3, 100},
-                                         {1, 0, 5, 1, 100}, {1, 0, 3, 4, 100},
-                                         {2, 0, 5, 0, 100}, {2, 0, 1, 2, 100}}));
+  CHECK(schedule(6, bcast(5)) ==
+        sorted({{0, 0, 5, 3, 100}, {1, 0, 5, 1, 100}, {1, 0, 3, 4, 100}, {2, 0, 5, 0, 100}, {2, 0, 1, 2, 100}}));
 }
 
 TEST_CASE("k-nomial reduce: k-1 children per level, ceil(log_k n) levels", "[collectives]") {
@@ -335,8 +359,12 @@ TEST_CASE("k-nomial reduce: k-1 children per level, ceil(log_k n) levels", "[col
     return [degree](PointToPoint& p) { return coll::knomial_reduce(p, 0, 8, 0, degree); };
   };
   // Degree 2 is the binomial reduce.
-  CHECK(schedule(8, reduce(2)) == sorted({{0, 0, 1, 0, 8}, {0, 0, 3, 2, 8}, {0, 0, 5, 4, 8}, {0, 0, 7, 6, 8},
-                                          {1, 0, 2, 0, 8}, {1, 0, 6, 4, 8},
+  CHECK(schedule(8, reduce(2)) == sorted({{0, 0, 1, 0, 8},
+                                          {0, 0, 3, 2, 8},
+                                          {0, 0, 5, 4, 8},
+                                          {0, 0, 7, 6, 8},
+                                          {1, 0, 2, 0, 8},
+                                          {1, 0, 6, 4, 8},
                                           {2, 0, 4, 0, 8}}));
   // Degree 4 over 16 ranks: two levels of three children each.
   std::vector<Sent> expected;
@@ -345,9 +373,15 @@ TEST_CASE("k-nomial reduce: k-1 children per level, ceil(log_k n) levels", "[col
   for (Rank r : {4, 8, 12}) expected.push_back({1, 0, r, 0, 8});
   CHECK(schedule(16, reduce(4)) == sorted(expected));
   // Degree 3 over 10 ranks: rank 9 has no children and sends to the root at once.
-  CHECK(schedule(10, reduce(3)) == sorted({{0, 0, 1, 0, 8}, {0, 0, 2, 0, 8}, {0, 0, 4, 3, 8}, {0, 0, 5, 3, 8},
-                                           {0, 0, 7, 6, 8}, {0, 0, 8, 6, 8}, {0, 0, 9, 0, 8},
-                                           {1, 0, 3, 0, 8}, {1, 0, 6, 0, 8}}));
+  CHECK(schedule(10, reduce(3)) == sorted({{0, 0, 1, 0, 8},
+                                           {0, 0, 2, 0, 8},
+                                           {0, 0, 4, 3, 8},
+                                           {0, 0, 5, 3, 8},
+                                           {0, 0, 7, 6, 8},
+                                           {0, 0, 8, 6, 8},
+                                           {0, 0, 9, 0, 8},
+                                           {1, 0, 3, 0, 8},
+                                           {1, 0, 6, 0, 8}}));
   CHECK(coll::knomial_levels(16, 4) == 2);
   CHECK(coll::knomial_levels(17, 4) == 3);
   CHECK(coll::knomial_levels(1024, 32) == 2);
@@ -364,19 +398,26 @@ TEST_CASE("recursive doubling: in step i every rank exchanges with rank XOR 2^i"
 
 TEST_CASE("reduce-then-broadcast allreduce: the broadcast is a second phase after the reduce", "[collectives]") {
   const auto s = schedule(8, [](PointToPoint& p) { return coll::reduce_bcast_allreduce(p, 4, 0, 2); });
-  CHECK(s == sorted({{0, 0, 1, 0, 4}, {0, 0, 3, 2, 4}, {0, 0, 5, 4, 4}, {0, 0, 7, 6, 4},
-                     {1, 0, 2, 0, 4}, {1, 0, 6, 4, 4},
+  CHECK(s == sorted({{0, 0, 1, 0, 4},
+                     {0, 0, 3, 2, 4},
+                     {0, 0, 5, 4, 4},
+                     {0, 0, 7, 6, 4},
+                     {1, 0, 2, 0, 4},
+                     {1, 0, 6, 4, 4},
                      {2, 0, 4, 0, 4},
                      {3, 1, 0, 4, 4},
-                     {4, 1, 0, 2, 4}, {4, 1, 4, 6, 4},
-                     {5, 1, 0, 1, 4}, {5, 1, 2, 3, 4}, {5, 1, 4, 5, 4}, {5, 1, 6, 7, 4}}));
+                     {4, 1, 0, 2, 4},
+                     {4, 1, 4, 6, 4},
+                     {5, 1, 0, 1, 4},
+                     {5, 1, 2, 3, 4},
+                     {5, 1, 4, 5, 4},
+                     {5, 1, 6, 7, 4}}));
 }
 
 TEST_CASE("gathers: a binomial subtree's blocks travel up together; linear sends straight to the root",
           "[collectives]") {
   const auto binomial = schedule(6, [](PointToPoint& p) { return coll::binomial_gather(p, 0, 10, 0); });
-  CHECK(binomial == sorted({{0, 0, 1, 0, 10}, {0, 0, 3, 2, 10}, {0, 0, 5, 4, 10},
-                            {1, 0, 2, 0, 20}, {1, 0, 4, 0, 20}}));
+  CHECK(binomial == sorted({{0, 0, 1, 0, 10}, {0, 0, 3, 2, 10}, {0, 0, 5, 4, 10}, {1, 0, 2, 0, 20}, {1, 0, 4, 0, 20}}));
   const auto linear = schedule(4, [](PointToPoint& p) { return coll::linear_gather(p, 2, 10, 0); });
   CHECK(linear == sorted({{0, 0, 0, 2, 10}, {0, 0, 1, 2, 10}, {0, 0, 3, 2, 10}}));
 }
@@ -403,38 +444,55 @@ TEST_CASE("all-to-all: pairwise posts one receive per step, linear posts them al
   CHECK(linear.posted == linear_posts);
 }
 
-TEST_CASE("binomial scatter: a subtree's blocks travel down together, the farthest subtree first",
-          "[collectives]") {
+TEST_CASE("binomial scatter: a subtree's blocks travel down together, the farthest subtree first", "[collectives]") {
   const auto scatter = [](PointToPoint& p) { return coll::binomial_scatter(p, 0, 10, 0); };
   CHECK(schedule(8, scatter) == sorted({{0, 0, 0, 4, 40},
-                                        {1, 0, 0, 2, 20}, {1, 0, 4, 6, 20},
-                                        {2, 0, 0, 1, 10}, {2, 0, 2, 3, 10}, {2, 0, 4, 5, 10}, {2, 0, 6, 7, 10}}));
-  CHECK(schedule(6, scatter) == sorted({{0, 0, 0, 4, 20},
-                                        {1, 0, 0, 2, 20}, {1, 0, 4, 5, 10},
-                                        {2, 0, 0, 1, 10}, {2, 0, 2, 3, 10}}));
+                                        {1, 0, 0, 2, 20},
+                                        {1, 0, 4, 6, 20},
+                                        {2, 0, 0, 1, 10},
+                                        {2, 0, 2, 3, 10},
+                                        {2, 0, 4, 5, 10},
+                                        {2, 0, 6, 7, 10}}));
+  CHECK(schedule(6, scatter) ==
+        sorted({{0, 0, 0, 4, 20}, {1, 0, 0, 2, 20}, {1, 0, 4, 5, 10}, {2, 0, 0, 1, 10}, {2, 0, 2, 3, 10}}));
 }
 
-TEST_CASE("allgathers: the ring passes each block on; recursive doubling exchanges the blocks held",
-          "[collectives]") {
+TEST_CASE("allgathers: the ring passes each block on; recursive doubling exchanges the blocks held", "[collectives]") {
   static const std::vector<Bytes> sizes{1, 2, 3, 4};
   const auto ring = schedule(4, [](PointToPoint& p) { return coll::ring_allgatherv(p, coll::Blocks(sizes), 0); });
-  CHECK(ring == sorted({{0, 0, 0, 1, 1}, {0, 0, 1, 2, 2}, {0, 0, 2, 3, 3}, {0, 0, 3, 0, 4},
-                        {1, 0, 0, 1, 4}, {1, 0, 1, 2, 1}, {1, 0, 2, 3, 2}, {1, 0, 3, 0, 3},
-                        {2, 0, 0, 1, 3}, {2, 0, 1, 2, 4}, {2, 0, 2, 3, 1}, {2, 0, 3, 0, 2}}));
+  CHECK(ring == sorted({{0, 0, 0, 1, 1},
+                        {0, 0, 1, 2, 2},
+                        {0, 0, 2, 3, 3},
+                        {0, 0, 3, 0, 4},
+                        {1, 0, 0, 1, 4},
+                        {1, 0, 1, 2, 1},
+                        {1, 0, 2, 3, 2},
+                        {1, 0, 3, 0, 3},
+                        {2, 0, 0, 1, 3},
+                        {2, 0, 1, 2, 4},
+                        {2, 0, 2, 3, 1},
+                        {2, 0, 3, 0, 2}}));
   const auto doubling =
       schedule(4, [](PointToPoint& p) { return coll::recursive_doubling_allgatherv(p, coll::Blocks(sizes), 0); });
-  CHECK(doubling == sorted({{0, 0, 0, 1, 1}, {0, 0, 1, 0, 2}, {0, 0, 2, 3, 3}, {0, 0, 3, 2, 4},
-                            {1, 0, 0, 2, 3}, {1, 0, 1, 3, 3}, {1, 0, 2, 0, 7}, {1, 0, 3, 1, 7}}));
+  CHECK(doubling == sorted({{0, 0, 0, 1, 1},
+                            {0, 0, 1, 0, 2},
+                            {0, 0, 2, 3, 3},
+                            {0, 0, 3, 2, 4},
+                            {1, 0, 0, 2, 3},
+                            {1, 0, 1, 3, 3},
+                            {1, 0, 2, 0, 7},
+                            {1, 0, 3, 1, 7}}));
 }
 
 TEST_CASE("v-variants: each message has its sender's size for its receiver", "[collectives]") {
   static const std::vector<Bytes> sizes{5, 6, 7};
-  const auto scatterv = schedule(3, [](PointToPoint& p) { return coll::linear_scatterv(p, 1, coll::Blocks(sizes), 0); });
+  const auto scatterv =
+      schedule(3, [](PointToPoint& p) { return coll::linear_scatterv(p, 1, coll::Blocks(sizes), 0); });
   CHECK(scatterv == sorted({{0, 0, 1, 0, 5}, {1, 0, 1, 2, 7}}));
   const auto alltoallv =
       schedule(3, [](PointToPoint& p) { return coll::pairwise_alltoallv(p, coll::Blocks(sizes), 0); });
-  CHECK(alltoallv == sorted({{0, 0, 0, 1, 6}, {0, 0, 1, 2, 7}, {0, 0, 2, 0, 5},
-                             {1, 0, 0, 2, 7}, {1, 0, 1, 0, 5}, {1, 0, 2, 1, 6}}));
+  CHECK(alltoallv ==
+        sorted({{0, 0, 0, 1, 6}, {0, 0, 1, 2, 7}, {0, 0, 2, 0, 5}, {1, 0, 0, 2, 7}, {1, 0, 1, 0, 5}, {1, 0, 2, 1, 6}}));
   const auto reduce_scatter =
       schedule(3, [](PointToPoint& p) { return coll::pairwise_reduce_scatter(p, coll::Blocks(sizes), 0); });
   CHECK(reduce_scatter == alltoallv);
@@ -443,8 +501,15 @@ TEST_CASE("v-variants: each message has its sender's size for its receiver", "[c
 TEST_CASE("scan: recursive doubling with partners beyond the last rank left out", "[collectives]") {
   const auto s = schedule(5, [](PointToPoint& p) { return coll::recursive_doubling_scan(p, 8, 0, false); });
   // Rank 4 has no partner until 0 (4 XOR 4): its one message leaves at once.
-  CHECK(s == sorted({{0, 0, 0, 1, 8}, {0, 0, 1, 0, 8}, {0, 0, 2, 3, 8}, {0, 0, 3, 2, 8}, {0, 0, 4, 0, 8},
-                     {1, 0, 0, 2, 8}, {1, 0, 2, 0, 8}, {1, 0, 1, 3, 8}, {1, 0, 3, 1, 8},
+  CHECK(s == sorted({{0, 0, 0, 1, 8},
+                     {0, 0, 1, 0, 8},
+                     {0, 0, 2, 3, 8},
+                     {0, 0, 3, 2, 8},
+                     {0, 0, 4, 0, 8},
+                     {1, 0, 0, 2, 8},
+                     {1, 0, 2, 0, 8},
+                     {1, 0, 1, 3, 8},
+                     {1, 0, 3, 1, 8},
                      {2, 0, 0, 4, 8}}));
 }
 
@@ -469,7 +534,11 @@ Task<> every_collective(rt::Comm c, std::vector<std::uint64_t>& got) {
 TEST_CASE("the installed collectives run over a messaging layer with every selection", "[collectives]") {
   const Json selections[] = {
       Json::object(),
-      {{"reduce", "knomial"}, {"degree", 3}, {"allreduce", "reduce_bcast"}, {"gather", "linear"}, {"alltoall", "linear"}},
+      {{"reduce", "knomial"},
+       {"degree", 3},
+       {"allreduce", "reduce_bcast"},
+       {"gather", "linear"},
+       {"alltoall", "linear"}},
       {{"reduce", "knomial"}, {"allreduce", "recursive_doubling"}},
   };
   for (const Json& selection : selections) {
@@ -478,7 +547,8 @@ TEST_CASE("the installed collectives run over a messaging layer with every selec
       INFO(selection.dump() << ", " << n << " ranks");
       LayerJob j(crossbar(n), {{"layer", "raw"}, {"collectives", selection}});
       std::vector<std::vector<std::uint64_t>> got(static_cast<std::size_t>(n));
-      for (Rank r = 0; r < n; ++r) j.kernel.spawn(every_collective(rt::Comm(*j.layer, r), got[static_cast<std::size_t>(r)]));
+      for (Rank r = 0; r < n; ++r)
+        j.kernel.spawn(every_collective(rt::Comm(*j.layer, r), got[static_cast<std::size_t>(r)]));
       j.kernel.run();
       CHECK(j.kernel.live_processes() == 0);
       for (Rank r = 0; r < n; ++r) {
@@ -495,7 +565,9 @@ TEST_CASE("the installed collectives run over a messaging layer with every selec
 }
 
 TEST_CASE("a collectives selection that cannot work is an input error naming its path", "[collectives]") {
-  const auto make = [](int n, const Json& selection) { LayerJob j(crossbar(n), {{"layer", "raw"}, {"collectives", selection}}); };
+  const auto make = [](int n, const Json& selection) {
+    LayerJob j(crossbar(n), {{"layer", "raw"}, {"collectives", selection}});
+  };
   CHECK_THROWS_WITH(make(6, {{"allreduce", "recursive_doubling"}}),
                     Catch::Contains("/collectives/allreduce") && Catch::Contains("power-of-two"));
   CHECK_THROWS_WITH(make(4, {{"degree", 1}}), Catch::Contains("/collectives/degree"));
@@ -509,20 +581,21 @@ TEST_CASE("a collectives selection that cannot work is an input error naming its
 TEST_CASE("allgather's automatic choice: recursive doubling on a power of two below 80 KiB in all, else ring",
           "[collectives]") {
   const auto steps = [](int n, Bytes each, const coll::Selection& s) {
-    return schedule(n, [each, s](PointToPoint& p) { return coll::run_allgatherv(p, s, coll::Blocks(each, p.size()), 0); })
+    return schedule(n,
+                    [each, s](PointToPoint& p) { return coll::run_allgatherv(p, s, coll::Blocks(each, p.size()), 0); })
         .size();
   };
   const coll::Selection automatic;
-  CHECK(steps(8, 1024, automatic) == 8 * 3);        // 8 KiB in all: log2 8 exchanges per rank
-  CHECK(steps(8, 16384, automatic) == 8 * 7);       // 128 KiB: the ring's n - 1 steps
-  CHECK(steps(6, 16, automatic) == 6 * 5);          // not a power of two: ring
+  CHECK(steps(8, 1024, automatic) == 8 * 3);   // 8 KiB in all: log2 8 exchanges per rank
+  CHECK(steps(8, 16384, automatic) == 8 * 7);  // 128 KiB: the ring's n - 1 steps
+  CHECK(steps(6, 16, automatic) == 6 * 5);     // not a power of two: ring
   coll::Selection ring;
   ring.allgather = coll::AllgatherAlgorithm::ring;
   CHECK(steps(8, 16, ring) == 8 * 7);
   coll::Selection doubling;
   doubling.allgather = coll::AllgatherAlgorithm::recursive_doubling;
   CHECK(steps(8, 16384, doubling) == 8 * 3);
-  CHECK(steps(6, 16, doubling) == 6 * 5);           // on a group that is not a power of two: ring
+  CHECK(steps(6, 16, doubling) == 6 * 5);  // on a group that is not a power of two: ring
 }
 
 TEST_CASE("the k-nomial degree is the selection's, else the layer's choice, and 2 for binomial", "[collectives]") {
@@ -560,15 +633,18 @@ Task<> two_groups(rt::Comm c, const std::vector<const coll::Group*>& groups, std
 
 }  // namespace
 
-TEST_CASE("collectives over groups: members numbered in the group, messages kept apart from the job's and "
-          "other groups'", "[collectives]") {
+TEST_CASE(
+    "collectives over groups: members numbered in the group, messages kept apart from the job's and "
+    "other groups'",
+    "[collectives]") {
   const coll::Group a{{6, 1, 3}, 1}, b{{0, 2, 4, 5, 7, 1}, 2};
   const std::vector<const coll::Group*> groups{&a, &b};
   LayerJob j(crossbar(8), {{"layer", "raw"}});
   std::vector<std::vector<std::uint32_t>> sequences(8, std::vector<std::uint32_t>(2, 0));
   std::vector<std::vector<std::uint64_t>> got(8);
   for (Rank r = 0; r < 8; ++r)
-    j.kernel.spawn(two_groups(j.comm(r), groups, sequences[static_cast<std::size_t>(r)], got[static_cast<std::size_t>(r)]));
+    j.kernel.spawn(
+        two_groups(j.comm(r), groups, sequences[static_cast<std::size_t>(r)], got[static_cast<std::size_t>(r)]));
   j.kernel.run();
   CHECK(j.kernel.live_processes() == 0);
   for (Rank r = 0; r < 8; ++r) {

@@ -31,7 +31,8 @@ void run_against_reference(std::uint64_t seed, std::int64_t spread, int operatio
     const bool push = reference.empty() || rng.below(100) < 52;
     if (push) {
       // A third of the pushes land exactly on `now`: ties must leave in sequence order.
-      const std::int64_t ahead = rng.below(3) == 0 ? 0 : static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(spread)));
+      const std::int64_t ahead =
+          rng.below(3) == 0 ? 0 : static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(spread)));
       const TestEvent ev{now + ahead, seq++};
       queue.push(ev);
       reference.push(ev);
@@ -57,9 +58,9 @@ void run_against_reference(std::uint64_t seed, std::int64_t spread, int operatio
 }  // namespace
 
 TEST_CASE("the radix event queue pops in (time, seq) order like a binary heap", "[kernel]") {
-  run_against_reference(1, 4, 200000);             // mostly ties
-  run_against_reference(2, 1000, 200000);          // dense
-  run_against_reference(3, 1'000'000'000, 200000); // sparse, many buckets
+  run_against_reference(1, 4, 200000);                                                       // mostly ties
+  run_against_reference(2, 1000, 200000);                                                    // dense
+  run_against_reference(3, 1'000'000'000, 200000);                                           // sparse, many buckets
   run_against_reference(4, std::int64_t{1} << 40, 200000, (std::int64_t{1} << 62) + 12345);  // high bits set
 }
 
@@ -109,7 +110,8 @@ TEST_CASE("the radix event queue inserts early pushes into a sorted run after it
   MonotoneEventQueue<TestEvent> queue;
   // Five events in one small bucket (1088-1151 differ from 0 first in the second 6-bit
   // digit, which is 17 for all of them): they become the run, sorted by time.
-  for (const TestEvent ev : {TestEvent{1150, 0}, TestEvent{1100, 1}, TestEvent{1120, 2}, TestEvent{1150, 3}, TestEvent{1110, 4}})
+  for (const TestEvent ev :
+       {TestEvent{1150, 0}, TestEvent{1100, 1}, TestEvent{1120, 2}, TestEvent{1150, 3}, TestEvent{1110, 4}})
     queue.push(ev);
   CHECK(queue.pop().seq == 1);  // 1100; the run is now 1110, 1120, 1150, 1150
   queue.push({1120, 5});        // after the 1120 already there

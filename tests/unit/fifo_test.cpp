@@ -62,8 +62,7 @@ TEST_CASE("taking the last item empties the fifo, which then starts again", "[fi
 
 // The queue a matching engine keeps: pushes, pops and takes from anywhere, against a
 // std::deque doing the same. Long queues cross the point where room at the front is dropped.
-TEMPLATE_TEST_CASE("a fifo behaves as a deque under random pushes, pops and takes", "[fifo]", Fifo<int>,
-                   RecycledFifo) {
+TEMPLATE_TEST_CASE("a fifo behaves as a deque under random pushes, pops and takes", "[fifo]", Fifo<int>, RecycledFifo) {
   TestType fifo;
   std::deque<int> reference;
   std::uint64_t state = 12345;

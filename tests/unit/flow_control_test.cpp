@@ -17,7 +17,9 @@ namespace {
 Machine buffered(Json topology, const std::string& buffer, const std::string& injection = "10GB/s",
                  const std::string& avoidance = "dateline") {
   Json m = machine_json(topology, injection);
-  m["router"] = {{"buffer_per_vc", buffer}, {"injection_buffer", buffer}, {"virtual_channels", 3},
+  m["router"] = {{"buffer_per_vc", buffer},
+                 {"injection_buffer", buffer},
+                 {"virtual_channels", 3},
                  {"deadlock_avoidance", avoidance}};
   return make_machine(m);
 }
@@ -133,8 +135,8 @@ TEST_CASE("credit model: injection FIFOs by direction end head-of-line blocking 
   Json topology = torus_json({8, 4}, {"5GB/s", "1GB/s"});
   auto b_delivered = [&](int fifos) {
     Json m = machine_json(topology, "6GB/s");
-    m["router"] = {{"buffer_per_vc", "4KiB"}, {"injection_buffer", "4KiB"}, {"virtual_channels", 2},
-                   {"injection_fifos", fifos}};
+    m["router"] = {
+        {"buffer_per_vc", "4KiB"}, {"injection_buffer", "4KiB"}, {"virtual_channels", 2}, {"injection_fifos", fifos}};
     return run_credit(make_machine(m), {{0, 8, 1 << 20}, {0, 1, 256 << 10}})[1].delivered;
   };
   const Machine alone = buffered(topology, "4KiB", "6GB/s");
@@ -150,7 +152,9 @@ TEST_CASE("credit model: buffers smaller than the credit round trip slow a lone 
   Json topology = torus_json({8}, {"20GB/s"});
   topology["dims"][0]["link_latency"] = "200ns";
   const Bytes bytes = 1 << 20;
-  auto delivered = [&](const char* buffer) { return run_credit(buffered(topology, buffer, "20GB/s"), {{0, 3, bytes}})[0].delivered; };
+  auto delivered = [&](const char* buffer) {
+    return run_credit(buffered(topology, buffer, "20GB/s"), {{0, 3, bytes}})[0].delivered;
+  };
   const Machine large = buffered(topology, "256KiB", "20GB/s");
   CHECK(delivered("256KiB") == closed_form(large, 0, 3, bytes));
   CHECK(delivered("2KiB") > delivered("8KiB"));
@@ -163,7 +167,8 @@ TEST_CASE("credit model: two flows sharing a link each get half of it", "[networ
   const Time alone = run_credit(m, {{0, 4, bytes}})[0].delivered;
   const auto shared = run_credit(m, {{0, 4, bytes}, {1, 5, bytes}});
   const Time serialisation = transfer_time(m.packet.wire_bytes(bytes), 5000000000);
-  for (const auto& c : shared) CHECK(std::abs(static_cast<double>(c.delivered - alone - serialisation)) < 0.02 * serialisation);
+  for (const auto& c : shared)
+    CHECK(std::abs(static_cast<double>(c.delivered - alone - serialisation)) < 0.02 * serialisation);
 }
 
 TEST_CASE("credit model: wrap-around rings deadlock without the dateline, and not with it", "[network][flow_control]") {
@@ -204,7 +209,8 @@ TEST_CASE("credit model: bubble flow control keeps rings moving with units of ev
   CHECK(r.output.metrics.at("messages_delivered").get<int>() == 16 * 15);
 }
 
-TEST_CASE("credit model: a second adaptive channel removes head-of-line blocking on a ring", "[network][flow_control]") {
+TEST_CASE("credit model: a second adaptive channel removes head-of-line blocking on a ring",
+          "[network][flow_control]") {
   // Shift by 3 on an 8-ring: three flows on every link, so the channel-load bound is three
   // times a flow's serialisation. With one adaptive channel (and the dateline pair) a unit
   // blocked at the head of a buffer holds those behind it, which would eject; with two, the
@@ -212,8 +218,11 @@ TEST_CASE("credit model: a second adaptive channel removes head-of-line blocking
   const Bytes bytes = 256 << 10;
   auto finish = [&](int channels) {
     Json spec = machine_json(torus_json({8}, {"1GB/s"}, 1, "minimal_adaptive"), "10GB/s");
-    spec["router"] = {{"buffer_per_vc", "1KiB"}, {"injection_buffer", "1KiB"}, {"virtual_channels", 4},
-                      {"adaptive_channels", channels}, {"injection_fifos", 2}};
+    spec["router"] = {{"buffer_per_vc", "1KiB"},
+                      {"injection_buffer", "1KiB"},
+                      {"virtual_channels", 4},
+                      {"adaptive_channels", channels},
+                      {"injection_fifos", 2}};
     std::vector<Flow> shift;
     for (int i = 0; i < 8; ++i) shift.push_back({i, (i + 3) % 8, bytes});
     Time last = 0;
@@ -230,7 +239,8 @@ TEST_CASE("credit model: minimal adaptive routing spreads flows by credit", "[ne
   auto finish = [](const char* routing) {
     const Machine m = buffered(torus_json({4, 4}, {"5GB/s", "5GB/s"}, 1, routing), "8KiB", "40GB/s");
     Time last = 0;
-    for (const auto& c : run_credit(m, {{0, 5, 1 << 20}, {4, 1, 1 << 20}, {0, 9, 1 << 20}})) last = std::max(last, c.delivered);
+    for (const auto& c : run_credit(m, {{0, 5, 1 << 20}, {4, 1, 1 << 20}, {0, 9, 1 << 20}}))
+      last = std::max(last, c.delivered);
     return last;
   };
   CHECK(finish("minimal_adaptive") < finish("dimension_order"));

@@ -12,8 +12,10 @@ namespace {
 
 // A Hopper scenario document (preset expanded) with the given layer, placement and workload.
 Json hopper(const std::string& layer, const Json& placement, const Json& workload, const Json& nic = Json::object()) {
-  Json doc{{"machine", {{"preset", "hopper"}, {"nic", nic}}}, {"runtime", {{"layer", layer}}},
-           {"placement", placement}, {"workload", workload}};
+  Json doc{{"machine", {{"preset", "hopper"}, {"nic", nic}}},
+           {"runtime", {{"layer", layer}}},
+           {"placement", placement},
+           {"workload", workload}};
   return Scenario(doc, "test").doc();
 }
 
@@ -84,7 +86,8 @@ TEST_CASE("SMSG credits pace a sender that outruns its receiver", "[gemini][ugni
   const Json nodes{{"node_list", {0, 2}}};
   const Json stream{{"name", "bandwidth"}, {"sizes", {64}}, {"window", 64}, {"iterations", 1}, {"warmup", 0}};
   const double plenty = run(hopper("ugni", nodes, stream)).output.metrics["peak_bandwidth_MBps"].get<double>();
-  const double one = run(hopper("ugni", nodes, stream, {{"smsg_credits", 1}})).output.metrics["peak_bandwidth_MBps"].get<double>();
+  const double one =
+      run(hopper("ugni", nodes, stream, {{"smsg_credits", 1}})).output.metrics["peak_bandwidth_MBps"].get<double>();
   CHECK(one < plenty / 2);  // each message waits for the previous one's credit to come back
 }
 
@@ -102,10 +105,12 @@ TEST_CASE("BTE transfers pay their set-up and run at the engine's rate", "[gemin
 
 TEST_CASE("memory registration is paid once per buffer", "[gemini]") {
   const Json nodes{{"node_list", {0, 2}}};
-  auto r = run(hopper("ugni", nodes, {{"name", "pingpong"}, {"sizes", {65536}}, {"iterations", 1}, {"warmup", 0},
-                                      {"operation", "put"}}));
-  auto warm = run(hopper("ugni", nodes, {{"name", "pingpong"}, {"sizes", {65536}}, {"iterations", 1}, {"warmup", 1},
-                                         {"operation", "put"}}));
+  auto r =
+      run(hopper("ugni", nodes,
+                 {{"name", "pingpong"}, {"sizes", {65536}}, {"iterations", 1}, {"warmup", 0}, {"operation", "put"}}));
+  auto warm =
+      run(hopper("ugni", nodes,
+                 {{"name", "pingpong"}, {"sizes", {65536}}, {"iterations", 1}, {"warmup", 1}, {"operation", "put"}}));
   // 3 us per call plus 100 ns per 4 KiB page: 4.6 us the first time only.
   CHECK(latency_us(r) - latency_us(warm) == Approx(4.6).epsilon(0.01));
 }
@@ -131,8 +136,8 @@ TEST_CASE("Charm++ over uGNI: pxshm on a node, persistent messages without a han
 }
 
 TEST_CASE("a run's core time by use and idle add up to ranks x elapsed", "[gemini][breakdown]") {
-  const auto r = run(hopper("charm_mpi", {{"nodes", 2}, {"ranks_per_node", 4}},
-                            {{"name", "nqueens"}, {"board", 8}, {"grain", 4}}));
+  const auto r = run(
+      hopper("charm_mpi", {{"nodes", 2}, {"ranks_per_node", 4}}, {{"name", "nqueens"}, {"board", 8}, {"grain", 4}}));
   double sum = 0;
   for (const auto& [use, us] : r.counters["core_time_us"].items()) sum += us.get<double>();
   CHECK(sum == Approx(8 * to_microseconds(r.simulated_time)).epsilon(1e-9));
@@ -145,7 +150,8 @@ TEST_CASE("a ping-pong's latency breaks down into core time by use and the wire"
   const auto& s = r.output.series.at(1);
   REQUIRE(s.name == "latency_breakdown");
   auto at = [&](const std::string& column) {
-    return s.rows.at(0).at(static_cast<std::size_t>(std::find(s.columns.begin(), s.columns.end(), column) - s.columns.begin()));
+    return s.rows.at(0).at(
+        static_cast<std::size_t>(std::find(s.columns.begin(), s.columns.end(), column) - s.columns.begin()));
   };
   // Per one-way put: FMA post (150 ns) and one 64 B request (12 ns); the target's CQ poll (50 ns);
   // the rest is one hop of network, 0.70 us, and part of a 50 ns pass of the target's polling loop.
@@ -171,7 +177,9 @@ struct HopperJob : test::LayerJob {
     return Scenario(Json{{"machine", machine}, {"workload", {{"name", "pingpong"}}}}, "test").doc()["machine"];
   }
   template <class T>
-  T& as() { return dynamic_cast<T&>(*layer); }
+  T& as() {
+    return dynamic_cast<T&>(*layer);
+  }
 };
 
 Task<> send_then_note(Comm c, rt::Rank dst, Bytes size, Time& done) {
@@ -258,8 +266,8 @@ TEST_CASE("MPI copies an eager message twice when no receive was waiting", "[gem
     return static_cast<double>(j.layer->cores().time_by_use()[rt::CpuUse::copy]) /
            static_cast<double>(transfer_time(512, j.machine.node.memcpy_bandwidth));
   };
-  CHECK(copies(0) == Approx(1));             // the receive was posted: straight into it
-  CHECK(copies(50'000'000) == Approx(2));    // posted late: into MPI's buffer, then into it
+  CHECK(copies(0) == Approx(1));           // the receive was posted: straight into it
+  CHECK(copies(50'000'000) == Approx(2));  // posted late: into MPI's buffer, then into it
 }
 
 TEST_CASE("MPI's E1 sender waits for a free DMA buffer", "[gemini][mpi][mechanism]") {
@@ -320,7 +328,8 @@ TEST_CASE("Charm++ over MPI tests every pending send in each progress call", "[g
   const auto large = run(hopper("charm_mpi", nodes, pingpong({65536})));
   auto breakdown = [](const PointResult& r, const std::string& column) {
     const auto& s = r.output.series.at(1);
-    return s.rows.at(0).at(static_cast<std::size_t>(std::find(s.columns.begin(), s.columns.end(), column) - s.columns.begin()));
+    return s.rows.at(0).at(
+        static_cast<std::size_t>(std::find(s.columns.begin(), s.columns.end(), column) - s.columns.begin()));
   };
   // Per message: the Iprobe that finds nothing (200 ns) and one MPI_Test (50 ns) of the send.
   CHECK(breakdown(small, "poll_us") >= 0.25);
@@ -349,7 +358,7 @@ TEST_CASE("the registration cache sees Charm++'s reused message buffers", "[gemi
   };
   const double once = 3.0 + 17 * 0.1;  // 3 us per call, 100 ns per 4 KiB page (65,536 + 72 B)
   const double first = registration_us(1);
-  CHECK(first >= 2 * once - 1e-6);  // at least the first message's two buffers
+  CHECK(first >= 2 * once - 1e-6);                          // at least the first message's two buffers
   CHECK(registration_us(8) == Approx(first).margin(1e-6));  // and nothing after the first round
 }
 

@@ -106,7 +106,7 @@ TEST_CASE("a kernel alone takes a memory latency per wave or its traffic at the 
   CHECK(e.lone_time(work(2500, 0)) == 3 * kMicrosecond);
   CHECK(e.lone_time(work(1000, 1)) == 10 * kMicrosecond);
   CHECK(e.share(work(100, 0)) == KernelEngine::kFull / 10);
-  CHECK(e.share(work(10, 1)) == KernelEngine::kFull);  // bandwidth-bound: all of the memory
+  CHECK(e.share(work(10, 1)) == KernelEngine::kFull);         // bandwidth-bound: all of the memory
   CHECK(e.share(work(10, 0.05)) == KernelEngine::kFull / 2);  // 0.5 us of traffic in 1 us
 }
 
@@ -123,7 +123,7 @@ TEST_CASE("concurrent kernels share the device as a processor-sharing server", "
   }
   SECTION("two kernels that each fill the device split it") {
     KernelEngine e(k, round_engine());
-    k.spawn(run_kernel(k, e, work(1000, 1), 0, a));              // 10 us alone
+    k.spawn(run_kernel(k, e, work(1000, 1), 0, a));                 // 10 us alone
     k.spawn(run_kernel(k, e, work(1000, 1), 5 * kMicrosecond, b));  // joins halfway
     k.run();
     CHECK(us(a) == Approx(15));  // 5 us alone, then 5 us of work at half speed
@@ -218,8 +218,8 @@ TEST_CASE("a host thread synchronising on a stream returns sync_latency after it
   Kernel k;
   Device d(k, round_gpu());
   const int s = d.create_stream();
-  (void)d.launch(s, work(100, 0));                        // done at 3 us
-  (void)d.copy(s, 100'000, CopyDirection::to_host);       // reaches the engine at 1 us, runs 3..13 us
+  (void)d.launch(s, work(100, 0));                   // done at 3 us
+  (void)d.copy(s, 100'000, CopyDirection::to_host);  // reaches the engine at 1 us, runs 3..13 us
   Time returned = 0;
   k.spawn(synchronize(k, d, s, returned));
   k.run();

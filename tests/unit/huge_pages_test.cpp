@@ -41,7 +41,8 @@ TEST_CASE("an arena's blocks are aligned, disjoint and keep what is written", "[
   }
   std::vector<std::pair<unsigned char*, std::size_t>> sorted = blocks;
   std::sort(sorted.begin(), sorted.end());
-  for (std::size_t i = 1; i < sorted.size(); ++i) REQUIRE(sorted[i - 1].first + sorted[i - 1].second <= sorted[i].first);
+  for (std::size_t i = 1; i < sorted.size(); ++i)
+    REQUIRE(sorted[i - 1].first + sorted[i - 1].second <= sorted[i].first);
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const auto [block, bytes] = blocks[i];
     REQUIRE(std::all_of(block, block + bytes, [i](unsigned char b) { return b == (i & 0xff); }));

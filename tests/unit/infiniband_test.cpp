@@ -17,8 +17,9 @@ Json scenario(const std::string& preset, const std::string& layer, const Json& p
               const Json& machine = Json::object()) {
   Json m = machine;
   m["preset"] = preset;
-  return Scenario(Json{{"machine", m}, {"runtime", {{"layer", layer}}}, {"placement", placement}, {"workload", workload}},
-                  "test")
+  return Scenario(
+             Json{{"machine", m}, {"runtime", {{"layer", layer}}}, {"placement", placement}, {"workload", workload}},
+             "test")
       .doc();
 }
 
@@ -30,9 +31,7 @@ Json pingpong(const Json& sizes, const std::string& operation = "send_recv") {
 
 double latency_us(const PointResult& r, std::size_t row = 0) { return r.output.series.at(0).rows.at(row).at(1); }
 
-double peak_MBps(const Json& doc) {
-  return run(doc).output.metrics["peak_bandwidth_MBps"].get<double>();
-}
+double peak_MBps(const Json& doc) { return run(doc).output.metrics["peak_bandwidth_MBps"].get<double>(); }
 
 nic::PcieParams pcie(int generation, int lanes) {
   nic::PcieParams p;
@@ -46,15 +45,15 @@ nic::PcieParams pcie(int generation, int lanes) {
 }  // namespace
 
 TEST_CASE("PCIe: link rates and TLP overheads from the specification", "[pcie]") {
-  CHECK(nic::pcie_link_rate(2, 8) == 4'000'000'000);        // 8 x 5 GT/s x 8/10 / 8
-  CHECK(nic::pcie_link_rate(3, 16) == 15'753'846'153);      // 16 x 8 GT/s x 128/130 / 8
+  CHECK(nic::pcie_link_rate(2, 8) == 4'000'000'000);    // 8 x 5 GT/s x 8/10 / 8
+  CHECK(nic::pcie_link_rate(3, 16) == 15'753'846'153);  // 16 x 8 GT/s x 128/130 / 8
   CHECK(nic::pcie_link_rate(1, 1) == 250'000'000);
-  CHECK(nic::pcie_tlp_overhead(2) == 8);                    // sequence 2, LCRC 4, STP + END 2
-  CHECK(nic::pcie_tlp_overhead(3) == 10);                   // gen3's 4 B start token
+  CHECK(nic::pcie_tlp_overhead(2) == 8);   // sequence 2, LCRC 4, STP + END 2
+  CHECK(nic::pcie_tlp_overhead(3) == 10);  // gen3's 4 B start token
   Kernel kernel;
   nic::PcieLink link(kernel, pcie(2, 8));
   CHECK(link.tlp_bytes(1024, 256, 16) == 1024 + 4 * 24);
-  CHECK(link.tlp_bytes(0, 256, 16) == 24);                  // a header-only TLP
+  CHECK(link.tlp_bytes(0, 256, 16) == 24);  // a header-only TLP
   CHECK(link.write_throughput() == 4'000'000'000LL * 256 / 280);
   CHECK(link.read_throughput() == 4'000'000'000LL * 256 / 276);  // completions: 12 B headers
 }
@@ -70,8 +69,8 @@ TEST_CASE("PCIe: posted writes, MMIO writes and DMA reads on an idle link", "[pc
   // completions (256 + 20 B) stream back and cross.
   nic::PcieLink idle(kernel, pcie(2, 8));
   const Time first_request = transfer_time(24, 4'000'000'000);
-  CHECK(idle.read_from_memory(0, 1024) ==
-        first_request + 150 * kNanosecond + 300 * kNanosecond + transfer_time(4 * 276, 4'000'000'000) + 150 * kNanosecond);
+  CHECK(idle.read_from_memory(0, 1024) == first_request + 150 * kNanosecond + 300 * kNanosecond +
+                                              transfer_time(4 * 276, 4'000'000'000) + 150 * kNanosecond);
   // Writes queue behind each other in one direction; reads' completions use the other.
   nic::PcieLink busy(kernel, pcie(2, 8));
   const Time one = busy.write_to_memory(0, 256);
@@ -99,8 +98,8 @@ TEST_CASE("one stream's bandwidth is the slower of the wire and the host interfa
   CHECK(gen2 <= 3657.2);
   CHECK(gen2 > 3657.2 * 0.98);
   // Gen3 x16: the wire is the narrower pipe.
-  const double gen3 = peak_MBps(scenario("qdr-cluster", "mpi", nodes, stream,
-                                         {{"nic", {{"pcie", {{"generation", 3}, {"lanes", 16}}}}}}));
+  const double gen3 = peak_MBps(
+      scenario("qdr-cluster", "mpi", nodes, stream, {{"nic", {{"pcie", {{"generation", 3}, {"lanes", 16}}}}}}));
   CHECK(gen3 <= 3950.0);
   CHECK(gen3 > 3950.0 * 0.98);
   // The ceiling the HCA reports is the same bound.
@@ -124,9 +123,9 @@ TEST_CASE("latency grows by two switch traversals from a same-leaf pair to a cro
 TEST_CASE("verbs: an RDMA write's wire bytes are its packets' headers and payload", "[infiniband][verbs]") {
   // 10 KiB on a 4 KiB MTU: three packets (26 B each, RETH 16 B on the first), then a 30 B
   // acknowledgement (26 + AETH 4).
-  const auto r = run(scenario("wilkes", "verbs", {{"node_list", {0, 16}}},
-                              {{"name", "pingpong"}, {"sizes", {10240}}, {"iterations", 1}, {"warmup", 0},
-                               {"operation", "put"}}));
+  const auto r =
+      run(scenario("wilkes", "verbs", {{"node_list", {0, 16}}},
+                   {{"name", "pingpong"}, {"sizes", {10240}}, {"iterations", 1}, {"warmup", 0}, {"operation", "put"}}));
   CHECK(r.counters["messages"] == 4);
   CHECK(r.counters["wire_bytes"] == 10240 + 3 * 26 + 16 + 30);
 }
@@ -243,23 +242,25 @@ TEST_CASE("the channel-load bound holds for every pattern on the fat tree", "[in
   // link's busy time on the analytic model (the same messages on the same routes), and the
   // packet model, with or without credit flow control, may not beat it. Under adaptive
   // routing the routes differ per packet: only the node links, which it cannot avoid, count.
-  const std::vector<Json> patterns{
-      {{"pattern", "shift"}, {"distance", 1}},  {{"pattern", "shift"}, {"distance", 17}},
-      {{"pattern", "shift"}, {"distance", 71}}, {{"pattern", "random_permutation"}},
-      {{"pattern", "all_to_all"}},              {{"pattern", "incast"}},
-      {{"pattern", "uniform_random"}}};
+  const std::vector<Json> patterns{{{"pattern", "shift"}, {"distance", 1}},
+                                   {{"pattern", "shift"}, {"distance", 17}},
+                                   {{"pattern", "shift"}, {"distance", 71}},
+                                   {{"pattern", "random_permutation"}},
+                                   {{"pattern", "all_to_all"}},
+                                   {{"pattern", "incast"}},
+                                   {{"pattern", "uniform_random"}}};
   for (const std::string routing : {"dmodk", "minhop", "random", "adaptive"})
     for (const Json& pattern : patterns) {
-      Json workload{{"name", "traffic"}, {"size", pattern["pattern"] == "all_to_all" ? "2KiB" : "16KiB"},
-                    {"messages", pattern["pattern"] == "all_to_all" ? 1 : 4}, {"window", 4}};
+      Json workload{{"name", "traffic"},
+                    {"size", pattern["pattern"] == "all_to_all" ? "2KiB" : "16KiB"},
+                    {"messages", pattern["pattern"] == "all_to_all" ? 1 : 4},
+                    {"window", 4}};
       workload.update(pattern);
       // Credit flow control's adaptive routing keeps an escape channel beside the adaptive one.
       Json machine{{"preset", "qdr-cluster"}, {"topology", {{"routing", routing}}}};
       if (routing == "adaptive") machine["router"] = {{"virtual_channels", 2}};
       const auto doc = [&](const Json& network) {
-        return Scenario(Json{{"machine", machine}, {"network", network}, {"workload", workload}},
-                        "test")
-            .doc();
+        return Scenario(Json{{"machine", machine}, {"network", network}, {"workload", workload}}, "test").doc();
       };
       const auto bound = run(doc({{"model", "analytic"}}));
       Simulation probe(doc({{"model", "analytic"}}), Where("test"), 1);

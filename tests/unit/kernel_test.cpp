@@ -142,7 +142,7 @@ TEST_CASE("a finished task resumes its awaiter at once, with no event", "[kernel
   k.spawn(await_twice(k, when));
   k.run();
   CHECK(when == std::vector<Time>{0, 7, 7});  // the sleeper's wake, then the awaiter's
-  CHECK(k.events_processed() == 2);  // the start and the one sleep
+  CHECK(k.events_processed() == 2);           // the start and the one sleep
 }
 
 TEST_CASE("an exception in a process surfaces from run()", "[kernel]") {

@@ -121,7 +121,8 @@ TEST_CASE("the DDTBench ping-pong times every parameter set between a node's two
 }
 
 TEST_CASE("a message takes shared memory, the staged network path or GPUDirect RDMA", "[gpu][mpi_cuda]") {
-  LayerJob j(machine_json(torus_json({2}, {"5GB/s"})), {{"layer", "raw"}}, {{"node_list", {0, 1}}, {"ranks_per_node", 2}});
+  LayerJob j(machine_json(torus_json({2}, {"5GB/s"})), {{"layer", "raw"}},
+             {{"node_list", {0, 1}}, {"ranks_per_node", 2}});
   const rt::Mvapich2Cuda mpi(*j.layer, round_gpu(), round_mpi(), rt::GpuDesign::baseline);
   CHECK(mpi.path_of(0, 1, 1'000'000) == rt::GpuPath::shared_memory);
   CHECK(mpi.path_of(0, 2, 1000) == rt::GpuPath::gpudirect);
@@ -177,8 +178,10 @@ TEST_CASE("the baseline packs inside MPI_Isend, one message at a time; the overl
     }(mpi, j.kernel, layout, posted));
     j.kernel.run();
     for (const gpu::SignalPtr& r : received) CHECK(r->fired());
-    if (design == rt::GpuDesign::baseline) CHECK(posted >= 16 * kMicrosecond);
-    else CHECK(posted < 8 * kMicrosecond);
+    if (design == rt::GpuDesign::baseline)
+      CHECK(posted >= 16 * kMicrosecond);
+    else
+      CHECK(posted < 8 * kMicrosecond);
   }
 }
 

@@ -119,9 +119,15 @@ TEST_CASE("a transfer the packet model was told to expect takes the same time", 
         for (int k = 0; k < 12; ++k) expect.push_back({k, (k + 5) % 16});  // more than the model keeps (8)
         return expect;
       },
-      [&](std::size_t i) { return std::vector{std::pair{1, 2}, std::pair{3, 4}, own((i + 1) % flows.size())}; },
-      [&](std::size_t i) { return std::vector{own(i), own(i)}; },
-      [&](std::size_t i) { return std::vector{std::pair{own(i).second, own(i).first}}; },
+      [&](std::size_t i) {
+        return std::vector{std::pair{1, 2}, std::pair{3, 4}, own((i + 1) % flows.size())};
+      },
+      [&](std::size_t i) {
+        return std::vector{own(i), own(i)};
+      },
+      [&](std::size_t i) {
+        return std::vector{std::pair{own(i).second, own(i).first}};
+      },
   };
   for (std::size_t c = 0; c < cases.size(); ++c) {
     INFO("case " << c);
@@ -201,7 +207,8 @@ TEST_CASE("link busy time adds up to the serialisation booked", "[network][packe
   k.run();
   std::vector<topo::LinkId> route;
   m.topology->route(0, 1, route);
-  CHECK(network->link_busy()[static_cast<std::size_t>(route[1])] == 2 * transfer_time(m.packet.wire_bytes(10000), 5000000000));
+  CHECK(network->link_busy()[static_cast<std::size_t>(route[1])] ==
+        2 * transfer_time(m.packet.wire_bytes(10000), 5000000000));
   CHECK(network->counters().messages == 2);
   CHECK(network->counters().payload_bytes == 20000);
   CHECK(network->counters().wire_bytes == 2 * m.packet.wire_bytes(10000));
@@ -298,8 +305,10 @@ TEST_CASE("a long timeline books in its middle as a plain list of intervals woul
       std::vector<std::pair<Time, Time>> merged;
       Time lo = plan.first, hi = plan.end;
       for (const auto& i : reference) {
-        if (i.second < lo || i.first > hi) merged.push_back(i);
-        else lo = std::min(lo, i.first), hi = std::max(hi, i.second);
+        if (i.second < lo || i.first > hi)
+          merged.push_back(i);
+        else
+          lo = std::min(lo, i.first), hi = std::max(hi, i.second);
       }
       merged.emplace_back(lo, hi);
       std::sort(merged.begin(), merged.end());

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include "cli/reference.hpp"
 #include "sim/config/json_merge.hpp"
 #include "sim/config/params.hpp"
 #include "sim/config/registry.hpp"
-#include "cli/reference.hpp"
 #include "tests/support/input_error.hpp"
 
 using namespace torsim;
@@ -49,12 +49,18 @@ TEST_CASE("bad values name the path and what was expected", "[params]") {
     const Json j = Json::parse(text);
     const auto e = test::input_error_of([&] {
       ParamReader r(j, Where("f.json", "/x"), kTable);
-      if (std::string(name) == "count") (void)r.integer(name);
-      else if (std::string(name) == "size") (void)r.size(name);
-      else if (std::string(name) == "latency") (void)r.time(name);
-      else if (std::string(name) == "mode") (void)r.text(name);
-      else if (std::string(name) == "sizes") (void)r.sizes(name);
-      else (void)r.boolean(name);
+      if (std::string(name) == "count")
+        (void)r.integer(name);
+      else if (std::string(name) == "size")
+        (void)r.size(name);
+      else if (std::string(name) == "latency")
+        (void)r.time(name);
+      else if (std::string(name) == "mode")
+        (void)r.text(name);
+      else if (std::string(name) == "sizes")
+        (void)r.sizes(name);
+      else
+        (void)r.boolean(name);
     });
     CHECK(e.path() == path);
     CHECK_THAT(e.message(), Catch::Contains(expected));
@@ -66,15 +72,15 @@ TEST_CASE("bad values name the path and what was expected", "[params]") {
   check(R"({})", "latency", "/x", "missing required key 'latency'");
   check(R"({"latency": "1us", "mode": "medium"})", "mode", "/x/mode", "valid values are: fast, slow");
   check(R"({"latency": "1us", "sizes": ["8B", "x"]})", "sizes", "/x/sizes/1", "expected a size");
-  check(R"({"latency": "1us", "sizes": {"from": "8B", "to": "4B", "factor": 2}})", "sizes", "/x/sizes", "'from' <= 'to'");
+  check(R"({"latency": "1us", "sizes": {"from": "8B", "to": "4B", "factor": 2}})", "sizes", "/x/sizes",
+        "'from' <= 'to'");
   check(R"({"latency": "1us", "flag": "yes"})", "flag", "/x/flag", "expected true or false");
 }
 
 TEST_CASE("checking what is given reads every given value, and only those", "[params]") {
   CHECK_NOTHROW(ParamReader(Json::parse(R"({"count": 4})"), Where("f.json", "/x"), kTable).check_given());
-  const auto e = test::input_error_of([] {
-    ParamReader(Json::parse(R"({"count": 4, "size": "2MiB"})"), Where("f.json", "/x"), kTable).check_given();
-  });
+  const auto e = test::input_error_of(
+      [] { ParamReader(Json::parse(R"({"count": 4, "size": "2MiB"})"), Where("f.json", "/x"), kTable).check_given(); });
   CHECK(e.path() == "/x/size");
   CHECK_THAT(e.message(), Catch::Contains("out of range"));
 }
@@ -85,8 +91,10 @@ TEST_CASE("a choice maps through a table that must cover exactly its declared va
   CHECK(r.choice<int>("mode", {{"fast", 1}, {"slow", 2}}) == 2);
   CHECK_THROWS_AS(r.choice<int>("mode", {{"fast", 1}}), std::logic_error);
   CHECK_THROWS_AS(r.choice<int>("mode", {{"fast", 1}, {"slow", 2}, {"medium", 3}}), std::logic_error);
-  const auto e = test::input_error_of(
-      [] { ParamReader(Json::parse(R"({"mode": "medium"})"), Where("f.json"), kTable).choice<int>("mode", {{"fast", 1}, {"slow", 2}}); });
+  const auto e = test::input_error_of([] {
+    ParamReader(Json::parse(R"({"mode": "medium"})"), Where("f.json"), kTable)
+        .choice<int>("mode", {{"fast", 1}, {"slow", 2}});
+  });
   CHECK(e.path() == "/mode");
   CHECK_THAT(e.message(), Catch::Contains("valid values are: fast, slow"));
 }
@@ -110,7 +118,8 @@ TEST_CASE("a non-object is rejected", "[params]") {
 }
 
 TEST_CASE("overrides merge into presets, lists patched by index", "[params]") {
-  const Json base = Json::parse(R"({"a": 1, "dims": [{"size": 2, "bw": 1}, {"size": 3, "bw": 1}], "o": {"x": 1, "y": 2}})");
+  const Json base =
+      Json::parse(R"({"a": 1, "dims": [{"size": 2, "bw": 1}, {"size": 3, "bw": 1}], "o": {"x": 1, "y": 2}})");
   const Json patch = Json::parse(R"({"dims": {"1": {"bw": 9}}, "o": {"y": 5}})");
   const Json merged = merge_overrides(base, patch, Where("s.json", "/machine"));
   CHECK(merged["dims"][1]["bw"] == 9);
@@ -121,7 +130,8 @@ TEST_CASE("overrides merge into presets, lists patched by index", "[params]") {
   CHECK(given_by(patch, "/dims/1/bw"));
   CHECK_FALSE(given_by(patch, "/dims/1/size"));
   CHECK_FALSE(given_by(patch, "/a"));
-  const auto e = test::input_error_of([&] { merge_overrides(base, Json::parse(R"({"dims": {"5": {}}})"), Where("s.json", "/machine")); });
+  const auto e = test::input_error_of(
+      [&] { merge_overrides(base, Json::parse(R"({"dims": {"5": {}}})"), Where("s.json", "/machine")); });
   CHECK(e.path() == "/machine/dims/5");
 }
 

@@ -138,8 +138,7 @@ TEST_CASE("a wildcard receive posted across a collective takes no collective mes
   CHECK(replay.replayer.calls().of(CallType::wait).count == 1);
 }
 
-TEST_CASE("a job with more ranks than the trace runs the world's collectives over the trace's ranks only",
-          "[replay]") {
+TEST_CASE("a job with more ranks than the trace runs the world's collectives over the trace's ranks only", "[replay]") {
   ScriptTrace t(3);
   for (int r = 0; r < 3; ++r) {
     t.add(r, CallType::allreduce).call.bytes = 8;
@@ -487,8 +486,10 @@ ScriptTrace skewed(Time answer) {
 
 }  // namespace
 
-TEST_CASE("clocks: each host moves by the smallest offset under which every message was sent before it was "
-          "received", "[replay]") {
+TEST_CASE(
+    "clocks: each host moves by the smallest offset under which every message was sent before it was "
+    "received",
+    "[replay]") {
   const ScriptTrace t = skewed(6 * kMillisecond);
   const replay::ClockAlignment a = replay::align_clocks(t);
   CHECK(a.consistent);

@@ -25,7 +25,9 @@ struct RawJob : LayerJob {
   }
 };
 
-Task<> send_to(Comm c, rt::Rank dst, Bytes size, rt::Tag tag, std::uint64_t word) { co_await c.send(dst, size, tag, word); }
+Task<> send_to(Comm c, rt::Rank dst, Bytes size, rt::Tag tag, std::uint64_t word) {
+  co_await c.send(dst, size, tag, word);
+}
 
 Task<> receive_into(Comm c, rt::Rank src, rt::Tag tag, std::vector<Envelope>& got, std::vector<Time>& when) {
   got.push_back(co_await c.recv(src, tag));
@@ -218,8 +220,10 @@ TEST_CASE("the raw layer names the next arrival's and local completion's source 
     const auto ran = std::find(log.begin(), log.end(), done);
     const std::string hint = "hint " + done;
     const bool hinted = std::find(log.begin(), ran, hint) != ran;
-    if (done.rfind("run", 0) == 0) CHECK(hinted);
-    else hinted_completions += hinted;
+    if (done.rfind("run", 0) == 0)
+      CHECK(hinted);
+    else
+      hinted_completions += hinted;
     CHECK(std::find(ran, log.end(), hint) == log.end());
   }
   CHECK(hinted_completions >= 2);

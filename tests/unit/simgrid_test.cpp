@@ -67,7 +67,8 @@ TEST_CASE("simgrid: an uncontended message takes the packet model's closed form"
     for (const char* sharing : {"LV08", "CM02"}) {
       std::vector<std::array<int, 3>> one;
       for (auto [src, dst] : pairs) {
-        const auto t = run_together(m, {{"model", "simgrid"}, {"sharing", sharing}}, {{src, dst, static_cast<int>(bytes)}});
+        const auto t =
+            run_together(m, {{"model", "simgrid"}, {"sharing", sharing}}, {{src, dst, static_cast<int>(bytes)}});
         INFO(sharing << " bytes " << bytes << " " << src << " -> " << dst);
         // Within 1 ps: the closed form rounds each serialisation up to a whole picosecond,
         // SimGrid's double-precision clock is rounded to the nearest one.
@@ -98,8 +99,7 @@ TEST_CASE("simgrid: two flows sharing a link each get half of it", "[network][si
   CHECK(cm02 == shared);
 }
 
-TEST_CASE("simgrid: same scenario and seed give identical results, sweeps run in one process",
-          "[network][simgrid]") {
+TEST_CASE("simgrid: same scenario and seed give identical results, sweeps run in one process", "[network][simgrid]") {
   const Json doc = Json::parse(R"({
     "machine": {"preset": "bgq-midplane"},
     "network": {"model": "simgrid"},
@@ -121,7 +121,8 @@ TEST_CASE("simgrid: bad options are input errors", "[network][simgrid]") {
   const Machine m = make_machine(machine_json(torus_json({4}, {"5GB/s"}), "40GB/s"));
   Kernel k;
   CHECK_THROWS_AS(net::make_network_model({{"model", "simgrid"}, {"sharing", "TCP"}}, Where("test"), k, m), InputError);
-  CHECK_THROWS_AS(net::make_network_model({{"model", "simgrid"}, {"crosstraffic", 3}}, Where("test"), k, m), InputError);
+  CHECK_THROWS_AS(net::make_network_model({{"model", "simgrid"}, {"crosstraffic", 3}}, Where("test"), k, m),
+                  InputError);
   CHECK_THROWS_AS(net::make_network_model({{"model", "simgrid"}, {"train_bytes", "4KiB"}}, Where("test"), k, m),
                   InputError);
 }

@@ -18,11 +18,11 @@
 #include "topologies/topology.hpp"
 
 using namespace torsim;
+using test::bfs_distances;
+using test::brute_force_hops;
 using topo::LinkId;
 using topo::NodeId;
 using topo::RouterId;
-using test::bfs_distances;
-using test::brute_force_hops;
 
 namespace {
 
@@ -101,8 +101,10 @@ Rate max_flow(const topo::Topology& t, const std::function<bool(NodeId)>& from_s
   for (const auto& link : t.links()) unlimited += link.bandwidth;
   for (NodeId n = 0; n < t.node_count(); ++n) {
     const auto vertex = static_cast<std::size_t>(t.router_count() + n);
-    if (from_side(n)) pipe(source, vertex, unlimited);
-    else pipe(vertex, sink, unlimited);
+    if (from_side(n))
+      pipe(source, vertex, unlimited);
+    else
+      pipe(vertex, sink, unlimited);
   }
   return boost::push_relabel_max_flow(g, source, sink);
 }
@@ -155,8 +157,8 @@ TEST_CASE("fat tree shape: one uplink per spine, spines = ceil(nodes_per_leaf / 
 }
 
 TEST_CASE("fat tree routes are valid, minimal and D-mod-k", "[topology]") {
-  for (const auto& spec : {fat_tree_spec(4, 4), fat_tree_spec(3, 5, 2.5, 2), fat_tree_spec(1, 6, 1.0, 2),
-                           fat_tree_spec(5, 3, 3.0)}) {
+  for (const auto& spec :
+       {fat_tree_spec(4, 4), fat_tree_spec(3, 5, 2.5, 2), fat_tree_spec(1, 6, 1.0, 2), fat_tree_spec(5, 3, 3.0)}) {
     INFO(spec.dump());
     check_all_routes(*build(spec));
   }
@@ -233,7 +235,8 @@ TEST_CASE("fat tree next_hops climbs to a spine and comes down to a leaf", "[top
 }
 
 TEST_CASE("fat tree summary matches brute force", "[topology]") {
-  for (const auto& spec : {fat_tree_spec(4, 4), fat_tree_spec(3, 5, 2.5, 2), fat_tree_spec(1, 6), fat_tree_spec(6, 1)}) {
+  for (const auto& spec :
+       {fat_tree_spec(4, 4), fat_tree_spec(3, 5, 2.5, 2), fat_tree_spec(1, 6), fat_tree_spec(6, 1)}) {
     INFO(spec.dump());
     auto t = build(spec);
     const auto s = t->summary();
@@ -256,10 +259,10 @@ TEST_CASE("fat tree bisection: closed form against a maximum flow between the ha
   const std::vector<Case> cases{
       {fat_tree_spec(4, 4, 2.0, 2), 10 * kGB, 10 * kGB, 2 * 2 * std::min(4 * 10 * kGB, 2 * 5 * kGB)},
       {fat_tree_spec(4, 4, 1.0, 1, "40GB/s"), 10 * kGB, 10 * kGB, 1 * 2 * 4 * 10 * kGB},  // nodes limit
-      {fat_tree_spec(3, 4, 2.0), 10 * kGB, 10 * kGB, 1 * 1 * 2 * 5 * kGB},                 // odd leaves
-      {fat_tree_spec(3, 2, 1.0, 1, "50GB/s"), 10 * kGB, 10 * kGB, 1 * 1 * 2 * 10 * kGB},   // odd, nodes limit
-      {fat_tree_spec(4, 2, 1.0, 1, "50GB/s"), 10 * kGB, 3 * kGB, 2 * 2 * 3 * kGB},         // ejection limits
-      {fat_tree_spec(1, 6, 1.0, 2), 10 * kGB, 10 * kGB, 2 * 3 * 10 * kGB},                 // one leaf: split its nodes
+      {fat_tree_spec(3, 4, 2.0), 10 * kGB, 10 * kGB, 1 * 1 * 2 * 5 * kGB},                // odd leaves
+      {fat_tree_spec(3, 2, 1.0, 1, "50GB/s"), 10 * kGB, 10 * kGB, 1 * 1 * 2 * 10 * kGB},  // odd, nodes limit
+      {fat_tree_spec(4, 2, 1.0, 1, "50GB/s"), 10 * kGB, 3 * kGB, 2 * 2 * 3 * kGB},        // ejection limits
+      {fat_tree_spec(1, 6, 1.0, 2), 10 * kGB, 10 * kGB, 2 * 3 * 10 * kGB},                // one leaf: split its nodes
   };
   for (const auto& c : cases) {
     INFO(c.spec.dump());
@@ -319,7 +322,8 @@ TEST_CASE("impossible switched shapes are rejected with the path and what was ex
   SECTION("a fat tree bisection that does not fit a 64-bit rate") {
     // 2 rails x 512 leaves x 1024 spines x 1e13 B/s > 2^63; rejected before any link is built.
     const Rate fast = 10000 * kGB;
-    const InputError e = test::input_error_of([&] { build(fat_tree_spec(1024, 1024, 1.0, 2, "10000GB/s"), fast, fast); });
+    const InputError e =
+        test::input_error_of([&] { build(fat_tree_spec(1024, 1024, 1.0, 2, "10000GB/s"), fast, fast); });
     CHECK(e.path() == top);
     CHECK_THAT(e.message(), Catch::Contains("does not fit a 64-bit rate"));
   }
@@ -330,9 +334,7 @@ TEST_CASE("impossible switched shapes are rejected with the path and what was ex
     expect_rejected({{"type", "crossbar"}, {"nodes", 4}, {"link_latency", "1ns"}, {"dims", Json::array()}},
                     top + "/dims", "unknown key 'dims'");
   }
-  SECTION("a misspelt type") {
-    expect_rejected({{"type", "fat-tree"}}, top + "/type", "did you mean 'fat_tree'");
-  }
+  SECTION("a misspelt type") { expect_rejected({{"type", "fat-tree"}}, top + "/type", "did you mean 'fat_tree'"); }
 }
 
 // ---- Fat trees in general (PGFT shapes, three levels, parallel links) and their routing engines
@@ -343,7 +345,7 @@ Json levels_spec(const std::vector<std::array<int, 3>>& levels, const std::strin
   Json list = Json::array();
   for (const auto& [children, parents, links] : levels)
     list.push_back({{"children", children}, {"parents", parents}, {"links_per_parent", links}});
-  return {{"type", "fat_tree"}, {"levels", list},         {"rails", rails},
+  return {{"type", "fat_tree"},        {"levels", list},          {"rails", rails},
           {"link_bandwidth", "5GB/s"}, {"link_latency", "100ns"}, {"routing", routing}};
 }
 
@@ -447,11 +449,11 @@ TEST_CASE("fat tree levels: bisection closed form against a maximum flow", "[top
 
 TEST_CASE("dmodk: no link carries two flows of any shift permutation on a full tree", "[topology][routing]") {
   for (const auto& shape : std::vector<std::vector<std::array<int, 3>>>{{{4, 4, 1}, {6, 0, 1}},
-                                                                       {{4, 2, 2}, {5, 0, 1}},
-                                                                       {{2, 2, 1}, {2, 2, 1}, {2, 0, 1}},
-                                                                       {{3, 3, 1}, {3, 3, 1}, {4, 0, 1}},
-                                                                       {{4, 2, 2}, {4, 4, 2}, {3, 0, 1}},
-                                                                       {{18, 18, 1}, {36, 0, 1}}}) {
+                                                                        {{4, 2, 2}, {5, 0, 1}},
+                                                                        {{2, 2, 1}, {2, 2, 1}, {2, 0, 1}},
+                                                                        {{3, 3, 1}, {3, 3, 1}, {4, 0, 1}},
+                                                                        {{4, 2, 2}, {4, 4, 2}, {3, 0, 1}},
+                                                                        {{18, 18, 1}, {36, 0, 1}}}) {
     auto t = build(levels_spec(shape));
     INFO(t->describe().dump());
     CHECK(max_shift_load(*t) == 1);
@@ -461,7 +463,8 @@ TEST_CASE("dmodk: no link carries two flows of any shift permutation on a full t
 }
 
 TEST_CASE("minhop with LIDs in node order is dmodk on a two-level tree of single links", "[topology][routing]") {
-  for (const auto& shape : std::vector<std::vector<std::array<int, 3>>>{{{4, 4, 1}, {6, 0, 1}}, {{6, 3, 1}, {4, 0, 1}}}) {
+  for (const auto& shape :
+       std::vector<std::vector<std::array<int, 3>>>{{{4, 4, 1}, {6, 0, 1}}, {{6, 3, 1}, {4, 0, 1}}}) {
     Json minhop = levels_spec(shape, "minhop");
     minhop["lid_order"] = "node";
     auto a = build(minhop);
@@ -491,7 +494,8 @@ TEST_CASE("minhop in LID order and random routing load an uplink with several fl
     ++per_uplink[static_cast<std::size_t>(route[1])];
   }
   for (LinkId l = 0; l < minhop->link_count(); ++l)
-    if (minhop->link(l).from == 0 && minhop->link(l).kind == topo::LinkKind::network) CHECK(per_uplink[static_cast<std::size_t>(l)] == 7);
+    if (minhop->link(l).from == 0 && minhop->link(l).kind == topo::LinkKind::network)
+      CHECK(per_uplink[static_cast<std::size_t>(l)] == 7);
 }
 
 TEST_CASE("static routing: the effective bisection bandwidth falls below 1 and further as the tree grows",
@@ -505,7 +509,8 @@ TEST_CASE("static routing: the effective bisection bandwidth falls below 1 and f
     CHECK(large < 0.75);
   }
   // A single crossbar's bisection is full: every flow alone on its ports.
-  CHECK(effective_bisection_estimate(*build({{"type", "crossbar"}, {"nodes", 32}, {"link_latency", "1ns"}}), 20, 1) == 1.0);
+  CHECK(effective_bisection_estimate(*build({{"type", "crossbar"}, {"nodes", 32}, {"link_latency", "1ns"}}), 20, 1) ==
+        1.0);
 }
 
 TEST_CASE("adaptive routing: next_hops offers every minimal port; static engines one", "[topology][routing]") {
@@ -545,7 +550,8 @@ TEST_CASE("fat tree levels: impossible shapes are rejected with the path", "[top
   spec["switch_ports"] = 36;
   CHECK_NOTHROW(build(spec));
   spec["switch_ports"] = 32;
-  expect_rejected(spec, top + "/switch_ports", "a switch of level 1 uses 36 ports (18 down, 18 up); its crossbar has 32");
+  expect_rejected(spec, top + "/switch_ports",
+                  "a switch of level 1 uses 36 ports (18 down, 18 up); its crossbar has 32");
   expect_rejected(levels_spec({{4, 2, 1}}), top + "/levels", "expected 2 or 3 levels, got 1");
   expect_rejected(levels_spec({{4, 2, 1}, {4, 2, 1}}), top + "/levels/1/parents", "the top level has no parents");
   expect_rejected(levels_spec({{4, 0, 1}, {4, 0, 1}}), top + "/levels/0/parents", "expected at least one parent");

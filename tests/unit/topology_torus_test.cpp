@@ -13,11 +13,11 @@
 #include "topologies/torus.hpp"
 
 using namespace torsim;
+using test::bfs_distances;
+using test::brute_force_hops;
 using topo::LinkId;
 using topo::NodeId;
 using topo::RouterId;
-using test::bfs_distances;
-using test::brute_force_hops;
 
 namespace {
 
@@ -33,7 +33,10 @@ struct Dim {
 Json torus_spec(const std::vector<Dim>& dims, int concentration = 1, const std::string& routing = "dimension_order") {
   Json list = Json::array();
   for (const auto& d : dims)
-    list.push_back({{"size", d.size}, {"wrap", d.wrap}, {"link_bandwidth", d.bandwidth}, {"link_latency", "100ns"},
+    list.push_back({{"size", d.size},
+                    {"wrap", d.wrap},
+                    {"link_bandwidth", d.bandwidth},
+                    {"link_latency", "100ns"},
                     {"links", d.links}});
   return {{"type", "torus"}, {"dims", list}, {"concentration", concentration}, {"routing", routing}};
 }
@@ -109,7 +112,7 @@ TEST_CASE("torus and mesh hop counts match hand-computed values", "[topology]") 
   SECTION("a ring of 8: 0 -> 7 is one hop through the wrap link, 7 on a line") {
     CHECK(build(torus_spec({{8, true}}))->hops(0, 7) == 1);
     CHECK(build(torus_spec({{8, false}}))->hops(0, 7) == 7);
-    CHECK(build(torus_spec({{8, true}}))->hops(2, 7) == 3);   // backwards through the wrap
+    CHECK(build(torus_spec({{8, true}}))->hops(2, 7) == 3);  // backwards through the wrap
     CHECK(build(torus_spec({{8, false}}))->hops(2, 7) == 5);
   }
   SECTION("the wrap hop from 0 to k-1 goes in the - direction") {
@@ -213,7 +216,8 @@ TEST_CASE("a size-2 wrap dimension has two distinct links in each direction of t
   auto t = build(torus_spec({{2, true}}));
   std::vector<LinkId> zero_to_one;
   for (LinkId l = 0; l < t->link_count(); ++l)
-    if (t->link(l).kind == topo::LinkKind::network && t->link(l).from == 0 && t->link(l).to == 1) zero_to_one.push_back(l);
+    if (t->link(l).kind == topo::LinkKind::network && t->link(l).from == 0 && t->link(l).to == 1)
+      zero_to_one.push_back(l);
   REQUIRE(zero_to_one.size() == 2);
   CHECK(t->link(zero_to_one[0]).direction != t->link(zero_to_one[1]).direction);
   CHECK(t->summary().network_links == 4);
@@ -294,8 +298,9 @@ TEST_CASE("adaptive next_hops: every candidate is productive, all of them are of
         CHECK(link.from == here);
         CHECK(link.lane == 0);
         CHECK(at(to_dst, link.to) == at(to_dst, here) - 1);
-        if (i > 0) CHECK(std::pair(t->link(options[i - 1]).dim, -t->link(options[i - 1]).direction) <
-                         std::pair(link.dim, -link.direction));  // by dimension, then + before -
+        if (i > 0)
+          CHECK(std::pair(t->link(options[i - 1]).dim, -t->link(options[i - 1]).direction) <
+                std::pair(link.dim, -link.direction));  // by dimension, then + before -
       }
     }
   }
@@ -385,8 +390,8 @@ TEST_CASE("torus bisection matches the graph's cut along the largest dimension a
 }
 
 TEST_CASE("summary of a Mira-sized torus comes from closed forms", "[topology]") {
-  Json spec = torus_spec({{8, true, "2GB/s"}, {12, true, "2GB/s"}, {16, true, "2GB/s"}, {16, true, "2GB/s"},
-                          {2, true, "2GB/s"}});
+  Json spec = torus_spec(
+      {{8, true, "2GB/s"}, {12, true, "2GB/s"}, {16, true, "2GB/s"}, {16, true, "2GB/s"}, {2, true, "2GB/s"}});
   auto t = build(spec);
   const auto s = t->summary();
   CHECK(s.routers == 49152);
@@ -481,7 +486,8 @@ TEST_CASE("misspelt keys and unknown topology types are rejected with a suggesti
     expect_rejected({{"type", "tours"}}, "/machine/topology/type",
                     "unknown topology type 'tours'; valid values are: torus, mesh, fat_tree, crossbar");
     expect_rejected({{"type", "tours"}}, "/machine/topology/type", "did you mean 'torus'");
-    expect_rejected({{"dims", Json::array()}}, "/machine/topology", "valid values are: torus, mesh, fat_tree, crossbar");
+    expect_rejected({{"dims", Json::array()}}, "/machine/topology",
+                    "valid values are: torus, mesh, fat_tree, crossbar");
     expect_rejected({{"type", 3}}, "/machine/topology/type", "expected one of torus, mesh, fat_tree, crossbar");
     expect_rejected(Json::array(), "/machine/topology", "expected a topology object");
   }

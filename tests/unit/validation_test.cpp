@@ -4,8 +4,8 @@
 #include <fstream>
 #include <string>
 
-#include "tests/support/input_error.hpp"
 #include "cli/validate.hpp"
+#include "tests/support/input_error.hpp"
 #include "validation/evaluate.hpp"
 #include "validation/report.hpp"
 #include "validation/robustness.hpp"
@@ -69,7 +69,8 @@ TEST_CASE("an up-to gain uses the best point and a 10-point tolerance", "[valida
   CHECK(caught.status == Status::not_reproduced);
   CHECK_THAT(caught.detail, Catch::Contains("-30 points"));
   // Just outside the tolerance fails; just inside passes.
-  CHECK(check_gain_up_to(curve({1}, {100}), curve({1}, {60.5}), GainKind::reduction, 50).status == Status::not_reproduced);
+  CHECK(check_gain_up_to(curve({1}, {100}), curve({1}, {60.5}), GainKind::reduction, 50).status ==
+        Status::not_reproduced);
   CHECK(check_gain_up_to(curve({1}, {100}), curve({1}, {59.5}), GainKind::reduction, 50).status == Status::reproduced);
 }
 
@@ -202,9 +203,11 @@ namespace {
 // A registry of one claim: MPI's 8 B latency between the two nodes of a Gemini, 1.27 us
 // (the K2 calibration point), in a temporary directory with its own small scenario.
 // `sensitivity_extra`: more fields of the claim's "sensitivity" object.
-std::filesystem::path sensitivity_registry(const std::filesystem::path& dir, const std::string& sensitivity_extra = "") {
+std::filesystem::path sensitivity_registry(const std::filesystem::path& dir,
+                                           const std::string& sensitivity_extra = "") {
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "scenario.json") << R"({"machine": {"preset": "hopper", "runtimes": {"mpi": {"progress_cpu": "0ns"}}},
+  std::ofstream(dir / "scenario.json")
+      << R"({"machine": {"preset": "hopper", "runtimes": {"mpi": {"progress_cpu": "0ns"}}},
       "runtime": {"layer": "mpi"},
       "placement": {"node_list": [0, 1]},
       "workload": {"name": "pingpong", "sizes": [8], "iterations": 4, "warmup": 1}})";
@@ -212,10 +215,12 @@ std::filesystem::path sensitivity_registry(const std::filesystem::path& dir, con
       "paper": {"title": "t", "authors": "a", "venue": "v", "year": "y", "doi": "d", "seed": "s"},
       "source": "s", "machine": "m", "quantity": "q", "paper_value": "1.27 us",
       "checks": [{"rule": "absolute", "improved": "mpi", "at": 8, "expected": 1.27, "why": "w"}],
-      "curves": {"mpi": {"scenario": ")" + (dir / "scenario.json").string() + R"(", "series": "latency",
+      "curves": {"mpi": {"scenario": ")" + (dir / "scenario.json").string() +
+                                            R"(", "series": "latency",
                          "x": "size_bytes", "y": "latency_us"}},
       "breakdown": {"series": "latency_breakdown"},
-      "sensitivity": {"parameters": ["nic.registration_cpu", "runtimes.mpi.send_cpu"])" + sensitivity_extra + R"(}}]})";
+      "sensitivity": {"parameters": ["nic.registration_cpu", "runtimes.mpi.send_cpu"])" +
+                                            sensitivity_extra + R"(}}]})";
   return dir / "claims.json";
 }
 
@@ -234,7 +239,7 @@ TEST_CASE("validate --sensitivity varies the registry's parameters and every ass
   text.replace(text.find(R"("expected": 1.27)"), 16, R"("expected": 1.14)");  // the claim at its base value
   std::ofstream(registry) << text;
   REQUIRE(validate({"--registry", registry.string(), "--report", (dir / "report").string(), "--no-plots",
-                            "--sensitivity", "--quick"}) == 0);
+                    "--sensitivity", "--quick"}) == 0);
   const Json doc = read_json_file((dir / "report" / "validation.json").string());
   const Json& claim = doc["claims"][0];
   const Json& robust = claim["robustness"];
@@ -264,8 +269,8 @@ TEST_CASE("validate --sensitivity varies the registry's parameters and every ass
   for (const auto& u : robust["unvaried"]) unvaried[u["parameter"].get<std::string>()] = u["why"].get<std::string>();
   CHECK(unvaried.at("runtimes.mpi.dynamic_connections") == "a switch, not a number");
   CHECK(unvaried.at("runtimes.mpi.progress_cpu") == "zero");  // the scenario's machine sets it to 0 ns
-  CHECK(robust["robust"] == std::to_string(robust["moving"].get<int>()) + " of " +
-                                std::to_string(robust["moving"].get<int>()));
+  CHECK(robust["robust"] ==
+        std::to_string(robust["moving"].get<int>()) + " of " + std::to_string(robust["moving"].get<int>()));
   CHECK(claim["label"] == "reproduced (robust)");
   // The status on each network model the machine supports: Hopper has router buffers.
   std::vector<std::string> models;
@@ -306,15 +311,15 @@ TEST_CASE("a status that one parameter at 0.5x or 2x changes is fragile, and CI 
   const auto status = (dir / "status.json").string();
   std::ofstream(status) << R"x({"quick": {"T1": "reproduced (robust)"}})x";
   // With MPI's send path doubled, 1.27 us is 21 % from 1.0: the status changes.
-  CHECK(validate({"--registry", registry.string(), "--report", report, "--no-plots", "--quick",
-                          "--sensitivity", "--check-status", status}) == 3);
+  CHECK(validate({"--registry", registry.string(), "--report", report, "--no-plots", "--quick", "--sensitivity",
+                  "--check-status", status}) == 3);
   const Json claim = read_json_file(report + "/validation.json")["claims"][0];
   CHECK_THAT(claim["label"].get<std::string>(), Catch::StartsWith("reproduced (fragile: "));
   CHECK_THAT(claim["label"].get<std::string>(), Catch::Contains("runtimes.mpi.send_cpu"));
   CHECK_THAT(read_text(report + "/README.md"), Catch::Contains("The assumptions that decide it:"));
   // Without the robustness (a reduced-scale run without --sensitivity) only the status is checked.
-  CHECK(validate({"--registry", registry.string(), "--report", report, "--no-plots", "--quick",
-                          "--check-status", status}) == 0);
+  CHECK(validate({"--registry", registry.string(), "--report", report, "--no-plots", "--quick", "--check-status",
+                  status}) == 0);
   std::filesystem::remove_all(dir);
 }
 

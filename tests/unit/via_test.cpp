@@ -71,8 +71,8 @@ TEST_CASE("VIPL one-way latency: the calibration point, made of the preset's par
   const auto& via = via_params(j);
   // Post, NIC and switch, 44 wire bytes, the target's receive descriptor, the completion poll
   // and the re-post before the reply.
-  CHECK(one_way == via.post_cpu + latency(j) + wire(j, 4) + via.receive_descriptor + via.completion_poll_cpu +
-                       via.post_cpu);
+  CHECK(one_way ==
+        via.post_cpu + latency(j) + wire(j, 4) + via.receive_descriptor + via.completion_poll_cpu + via.post_cpu);
   CHECK(std::abs(to_microseconds(one_way) - 14.2) < 0.001);  // Jacobson et al. 2000
 }
 
@@ -100,8 +100,8 @@ TEST_CASE("a VIA sender holds one credit per receive buffer kept posted, and wai
   const auto& via = via_params(j);
   CHECK(posted[1] - posted[0] == via.post_cpu);
   // The third waits for the first's credit: landed, polled, re-posted, and a header back.
-  const Time first_reposted = via.post_cpu + latency(j) + wire(j, 4) + via.receive_descriptor +
-                              via.completion_poll_cpu + via.post_cpu;
+  const Time first_reposted =
+      via.post_cpu + latency(j) + wire(j, 4) + via.receive_descriptor + via.completion_poll_cpu + via.post_cpu;
   CHECK(posted[2] == first_reposted + latency(j) + wire(j, 0) + via.post_cpu);
   auto& nic = static_cast<rt::ViaLayer&>(*j.layer).nic();
   CHECK(nic.receive_credits(0, 1) == 2);  // all back
@@ -144,8 +144,8 @@ TEST_CASE("get without RDMA read: a request, then the target's RDMA write, found
   j.kernel.run();
   const auto& via = via_params(j);
   const Time registration = via.registration_cpu + via.registration_page_cpu;  // one page each side
-  const Time request = via.post_cpu + latency(j) + wire(j, 0) + via.receive_descriptor + via.completion_poll_cpu +
-                       via.post_cpu;
+  const Time request =
+      via.post_cpu + latency(j) + wire(j, 0) + via.receive_descriptor + via.completion_poll_cpu + via.post_cpu;
   CHECK(done == registration + request + registration + via.post_cpu + latency(j) + wire(j, 1024 + via.flag_bytes) +
                     via.flag_poll_cpu);
 }
@@ -173,8 +173,10 @@ TEST_CASE("MPI over VIA: eager below the limit, a rendezvous above that waits fo
     j.kernel.spawn(late_receive(j.comm(1), 1000 * kMicrosecond, received));
     j.kernel.run();
     CHECK(received > start + 1000 * kMicrosecond);
-    if (size <= mpi.eager_limit) CHECK(sent - start < 10 * kMicrosecond);  // buffered: done at the post
-    else CHECK(sent > start + 1000 * kMicrosecond);                        // waits for the clear to send
+    if (size <= mpi.eager_limit)
+      CHECK(sent - start < 10 * kMicrosecond);  // buffered: done at the post
+    else
+      CHECK(sent > start + 1000 * kMicrosecond);  // waits for the clear to send
   }
 }
 
@@ -198,7 +200,8 @@ TEST_CASE("the RDMA collectives deliver every contribution, back to back, with o
       runtime["rdma_slots"] = 1;
       LayerJob j(clan(n), runtime);
       std::vector<std::vector<std::uint64_t>> got(static_cast<std::size_t>(n));
-      for (Rank r = 0; r < n; ++r) j.kernel.spawn(collectives_back_to_back(j.comm(r), 5, got[static_cast<std::size_t>(r)]));
+      for (Rank r = 0; r < n; ++r)
+        j.kernel.spawn(collectives_back_to_back(j.comm(r), 5, got[static_cast<std::size_t>(r)]));
       j.kernel.run();
       CHECK(j.kernel.live_processes() == 0);
       std::uint64_t sum = 0;
@@ -219,8 +222,10 @@ TEST_CASE("the RDMA collectives deliver every contribution, back to back, with o
 namespace {
 
 Task<> one_collective(Comm c, rt::CollectiveOp op, Bytes size, Time& last) {
-  if (op == rt::CollectiveOp::bcast) co_await c.bcast(0, size);
-  else co_await c.allreduce(size);
+  if (op == rt::CollectiveOp::bcast)
+    co_await c.bcast(0, size);
+  else
+    co_await c.allreduce(size);
   last = std::max(last, c.now());
 }
 
@@ -283,9 +288,8 @@ TEST_CASE("the analytical model is the simulation's time on full trees, and boun
 
 TEST_CASE("the degree-k tree: the model's pick is the fastest degree in simulation", "[via]") {
   for (const Bytes size : {4, 4096}) {
-    const auto [chosen, model] =
-        simulated_and_model(16, via_mpi("rdma", {{"allreduce", "reduce_bcast"}, {"reduce", "knomial"}}),
-                            rt::CollectiveOp::allreduce, size);
+    const auto [chosen, model] = simulated_and_model(
+        16, via_mpi("rdma", {{"allreduce", "reduce_bcast"}, {"reduce", "knomial"}}), rt::CollectiveOp::allreduce, size);
     INFO(size << " B: chosen " << chosen);
     for (int k = 2; k <= 16; ++k) {
       const auto [fixed, fixed_model] = simulated_and_model(

@@ -37,8 +37,8 @@ InputError check_error(const Json& doc) {
 }  // namespace
 
 TEST_CASE("ping-pong one-way latency is the network's closed form on the raw layer", "[workloads]") {
-  const auto r = run(scenario({{"name", "pingpong"}, {"sizes", {8, 4096, 65536}}, {"iterations", 3}},
-                              {{"node_list", {0, 5}}}));
+  const auto r =
+      run(scenario({{"name", "pingpong"}, {"sizes", {8, 4096, 65536}}, {"iterations", 3}}, {{"node_list", {0, 5}}}));
   const auto& rows = series(r, "latency").rows;
   REQUIRE(rows.size() == 3);
   // Nodes 0 and 5 are 2 hops apart: 500 ns + 2 x 100 ns + wire bytes at 5 GB/s.
@@ -62,9 +62,9 @@ TEST_CASE("streaming bandwidth approaches the bottleneck's payload rate", "[work
                                 {{"node_list", {0, 1}}}));
   const double payload_rate = 5000.0 * 64 / 96;  // MB/s: 64 B of payload per 96 B packet
   CHECK(metric(uni, "peak_bandwidth_MBps") == Approx(payload_rate).epsilon(0.02));
-  const auto bi = run(scenario({{"name", "bandwidth"}, {"sizes", {1 << 20}}, {"window", 8}, {"iterations", 2},
-                                {"direction", "bi"}},
-                               {{"node_list", {0, 1}}}));
+  const auto bi =
+      run(scenario({{"name", "bandwidth"}, {"sizes", {1 << 20}}, {"window", 8}, {"iterations", 2}, {"direction", "bi"}},
+                   {{"node_list", {0, 1}}}));
   CHECK(metric(bi, "peak_bandwidth_MBps") == Approx(2 * payload_rate).epsilon(0.02));
 }
 
@@ -76,8 +76,12 @@ TEST_CASE("message rate counts every message", "[workloads]") {
 }
 
 TEST_CASE("flood bandwidth grows with the links in use", "[workloads]") {
-  const auto r = run(scenario({{"name", "flood"}, {"links", {1, 2, 4}}, {"sizes", {65536}}, {"window", 4},
-                               {"iterations", 2}, {"bidirectional", false}}));
+  const auto r = run(scenario({{"name", "flood"},
+                               {"links", {1, 2, 4}},
+                               {"sizes", {65536}},
+                               {"window", 4},
+                               {"iterations", 2},
+                               {"bidirectional", false}}));
   const auto& rows = series(r, "flood").rows;
   REQUIRE(rows.size() == 3);
   // Injection (10 GB/s) lets two 5 GB/s links run at full speed; four are injection-bound.
@@ -87,7 +91,7 @@ TEST_CASE("flood bandwidth grows with the links in use", "[workloads]") {
 
 TEST_CASE("traffic patterns deliver every message", "[workloads]") {
   const std::vector<std::pair<std::string, int>> expected{
-      {"shift", 16 * 3}, {"random_permutation", 16 * 3}, {"bit_complement", 16 * 3}, {"incast", 15 * 3},
+      {"shift", 16 * 3},           {"random_permutation", 16 * 3},   {"bit_complement", 16 * 3}, {"incast", 15 * 3},
       {"all_to_all", 16 * 15 * 3}, {"nearest_neighbor", 16 * 4 * 3}, {"uniform_random", 16 * 3}};
   for (const auto& [pattern, count] : expected) {
     INFO(pattern);

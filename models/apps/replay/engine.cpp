@@ -95,8 +95,7 @@ Time Replayer::clock_shift(Rank r) const {
 // The computation before a call: the recorded gap since the previous call ended (since the
 // common origin for the first), or a compute action's flops.
 Time Replayer::computation(Rank r, const Call& call, Time previous_end, bool first) const {
-  if (call.type == CallType::compute)
-    return scaled(static_cast<Time>(std::llround(call.flops * settings_.flop_time)));
+  if (call.type == CallType::compute) return scaled(static_cast<Time>(std::llround(call.flops * settings_.flop_time)));
   if (call.start == kNoTime || (!first && previous_end == kNoTime)) return 0;
   return scaled(std::max<Time>(first ? call.start + clock_shift(r) : call.start - previous_end, 0));
 }

@@ -98,9 +98,8 @@ class TraceReplay final : public Workload {
   void start(rt::MessagingLayer& layer) override {
     replayer_ = std::make_unique<Replayer>(*trace_, settings_, layer);
     if (regions_)
-      replayer_->set_call_observer([this](Rank r, CallType type, Time start, Time end) {
-        regions_(r, call_type_name(type), start, end);
-      });
+      replayer_->set_call_observer(
+          [this](Rank r, CallType type, Time start, Time end) { regions_(r, call_type_name(type), start, end); });
     replayer_->start();
   }
 

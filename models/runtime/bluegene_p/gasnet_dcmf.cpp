@@ -63,7 +63,8 @@ void GasnetDcmfLayer::start_put(std::uint64_t put_index) {
 
 void GasnetDcmfLayer::put_acked(std::uint64_t request_and_rank) {
   const Time found = cores().occupy(static_cast<Rank>(request_and_rank >> 32), sync_cost());
-  kernel().at(found, member_callback<GasnetDcmfLayer, &GasnetDcmfLayer::complete>(this, request_and_rank & 0xffffffffu));
+  kernel().at(found,
+              member_callback<GasnetDcmfLayer, &GasnetDcmfLayer::complete>(this, request_and_rank & 0xffffffffu));
 }
 
 std::unique_ptr<MessagingLayer> make_gasnet_dcmf_layer(const ParamReader& r, Job& job) {

@@ -25,8 +25,7 @@ constexpr ParamSpec kSpecs[] = {
     {"tx_medium", ParamKind::time, kRequired, "ns", "0ns", "1ms", "send software time, medium class", "preset"},
     {"tx_large", ParamKind::time, kRequired, "ns", "0ns", "1ms", "send software time, large class", "preset"},
     {"rx_empty", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time of a 0 B message", "preset"},
-    {"rx_short", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time, 1 B to medium_from",
-     "preset"},
+    {"rx_short", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time, 1 B to medium_from", "preset"},
     {"rx_medium", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time, medium class", "preset"},
     {"rx_large", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time, large class", "preset"},
     {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one arriving message", "preset"},
@@ -40,12 +39,13 @@ constexpr ParamSpec kSpecs[] = {
      "assumption: how the one-sided benchmark synchronised is not in the source", "lock|none"},
     {"collectives", ParamKind::object, "{}", "", "", "",
      "algorithms of the collectives without a class route (MPI_Gather: binomial, as pamid by default); see "
-     "runtime.collectives", "-"},
+     "runtime.collectives",
+     "-"},
 };
 }  // namespace
 
 const ParamTable kMpichPamidLayerParams{"runtime (layer: mpi_pami)", "MPI over PAMI (MPICH pamid) on Blue Gene/Q.",
-                                     kSpecs};
+                                        kSpecs};
 
 MpichPamidParams parse_mpich_pamid(const ParamReader& r) {
   MpichPamidParams p;
@@ -70,7 +70,8 @@ MpichPamidParams parse_mpich_pamid(const ParamReader& r) {
   return p;
 }
 
-MpichPamidLayer::MpichPamidLayer(Job& job, const nic::MuParams& mu, const PamiParams& pami, const MpichPamidParams& params)
+MpichPamidLayer::MpichPamidLayer(Job& job, const nic::MuParams& mu, const PamiParams& pami,
+                                 const MpichPamidParams& params)
     : PamiLayer(job, mu, pami), p_(params) {}
 
 Time MpichPamidLayer::send_time(Bytes size) const {
@@ -132,9 +133,11 @@ Task<> MpichPamidLayer::control_round_trip(Rank self, Rank target) {
 Task<> MpichPamidLayer::one_sided(Rank self, Rank target, Bytes size, bool is_put) {
   if (p_.rma_lock) co_await control_round_trip(self, target);
   co_await cores().run(self, CpuCharge(CpuUse::send, p_.rma_cpu + (is_put ? pami_.rput_cpu : pami_.rget_cpu))
-                            .add(CpuUse::registration, pami_.memregion_cpu));
-  if (is_put) co_await mu_.put_acknowledged(self, target, size);
-  else co_await mu_.remote_get(self, target, size);
+                                 .add(CpuUse::registration, pami_.memregion_cpu));
+  if (is_put)
+    co_await mu_.put_acknowledged(self, target, size);
+  else
+    co_await mu_.remote_get(self, target, size);
   co_await cores().run(self, pami_.completion_cpu, CpuUse::poll);
   if (p_.rma_lock) co_await control_round_trip(self, target);
 }

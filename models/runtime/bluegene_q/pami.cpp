@@ -7,8 +7,8 @@ constexpr ParamSpec kSpecs[] = {
     {"layer", ParamKind::text, "pami", "", "", "", "messaging layer name", "-"},
     {"header", ParamKind::size, "0B", "B", "0B", "1KiB", "application header sent with each message",
      "assumption: the benchmark sends its data alone"},
-    {"immediate_max", ParamKind::size, "128B", "B", "0B", "512B",
-     "largest header + data sent by PAMI_Send_immediate", "[C-code] PAMI (jedbrown/pami@a9ce6a01) BG/Q MU device"},
+    {"immediate_max", ParamKind::size, "128B", "B", "0B", "512B", "largest header + data sent by PAMI_Send_immediate",
+     "[C-code] PAMI (jedbrown/pami@a9ce6a01) BG/Q MU device"},
     {"immediate_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
      "PAMI_Send_immediate: copy into a descriptor slot, inject", "preset"},
     {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
@@ -18,10 +18,8 @@ constexpr ParamSpec kSpecs[] = {
     {"packet_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
      "advance: each further packet of a multi-packet message (the copy is charged apart)", "preset"},
     {"completion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "advance: a completion (descriptor done, remote get or put completion) found and its callback run",
-     "preset"},
-    {"rget_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "PAMI_Rget: build and inject a remote get",
-     "preset"},
+     "advance: a completion (descriptor done, remote get or put completion) found and its callback run", "preset"},
+    {"rget_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "PAMI_Rget: build and inject a remote get", "preset"},
     {"rput_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
      "PAMI_Rput: build and inject the direct put and its remote-completion ping", "preset"},
     {"memregion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "PAMI_Memregion_create", "preset"},
@@ -75,8 +73,10 @@ Task<> PamiLayer::protocol(Message m) {
 Task<> PamiLayer::eager(Message m, bool is_immediate, CpuCharge handler) {
   const Envelope& e = m.envelope;
   Signal injected(kernel());
-  if (is_immediate) complete_send(m);
-  else kernel().spawn(complete_locally(m, injected));
+  if (is_immediate)
+    complete_send(m);
+  else
+    kernel().spawn(complete_locally(m, injected));
   co_await transfer(e.src, e.dst, wire_size(m), &injected, handler);
   arrive(m);
 }
@@ -155,7 +155,8 @@ class ClassRouteCollectives final : public coll::Algorithms {
     if (!layer_.class_route().available()) co_return co_await Algorithms::allreduce(c, bytes, word);
     const Time local = (layer_.job().placement.ranks_per_node - 1) * layer_.reduce_time(bytes);
     const std::uint64_t sum = co_await layer_.class_route().allreduce(c.rank(), bytes, word, local);
-    co_await layer_.cores().run(c.rank(), transfer_time(bytes, layer_.job().machine.node.memcpy_bandwidth), CpuUse::copy);
+    co_await layer_.cores().run(c.rank(), transfer_time(bytes, layer_.job().machine.node.memcpy_bandwidth),
+                                CpuUse::copy);
     co_return sum;
   }
 

@@ -41,9 +41,9 @@ Task<> wait_signal(gpu::SignalPtr signal) {
 }  // namespace
 
 const ParamTable kMvapich2CudaParams{"machine.runtimes.mpi_cuda",
-                                "CUDA-aware MPI's non-contiguous transfers from GPU memory, between the GPUs of "
-                                "a node or across the network (models/runtime/cuda/mvapich2_cuda.hpp).",
-                                kSpecs};
+                                     "CUDA-aware MPI's non-contiguous transfers from GPU memory, between the GPUs of "
+                                     "a node or across the network (models/runtime/cuda/mvapich2_cuda.hpp).",
+                                     kSpecs};
 
 Mvapich2CudaParams mvapich2_cuda_of(const Machine& machine) {
   const Json spec = machine.runtimes.value("mpi_cuda", Json::object());  // the reader refers to it
@@ -57,7 +57,8 @@ Mvapich2CudaParams mvapich2_cuda_of(const Machine& machine) {
           .gdr_latency = r.time("gdr_latency")};
 }
 
-Mvapich2Cuda::Mvapich2Cuda(MessagingLayer& layer, const gpu::GpuParams& gpu, const Mvapich2CudaParams& params, GpuDesign design)
+Mvapich2Cuda::Mvapich2Cuda(MessagingLayer& layer, const gpu::GpuParams& gpu, const Mvapich2CudaParams& params,
+                           GpuDesign design)
     : layer_(layer), gpu_(gpu), p_(params), design_(design) {
   const Job& job = layer.job();
   std::map<std::pair<NodeId, int>, int> devices;  // (node, GPU on it) -> index in devices_
@@ -91,7 +92,8 @@ GpuPath Mvapich2Cuda::path_of(Rank self, Rank peer, Bytes bytes) const {
 
 std::vector<Bytes> Mvapich2Cuda::pieces(Bytes bytes, GpuPath path) const {
   Bytes piece = p_.chunk;
-  if (path == GpuPath::gpudirect) piece = std::max<Bytes>(bytes, 1);
+  if (path == GpuPath::gpudirect)
+    piece = std::max<Bytes>(bytes, 1);
   else if (design_ == GpuDesign::baseline)
     piece = path == GpuPath::shared_memory ? p_.pipeline_block : p_.network_block;
   std::vector<Bytes> out;
@@ -100,9 +102,10 @@ std::vector<Bytes> Mvapich2Cuda::pieces(Bytes bytes, GpuPath path) const {
 }
 
 Mvapich2Cuda::Transfer Mvapich2Cuda::transfer(Rank self, Rank peer, const gpu::Layout& layout, Tag tag) {
-  if (tag < 0 || tag >= kMvapich2CudaTags) throw std::logic_error("a CUDA-aware MPI transfer's tag is below kMvapich2CudaTags");
-  Transfer t{self, peer, &layout, tag, path_of(self, peer, layout.bytes()), {}, {},
-             std::make_shared<Signal>(layer_.kernel())};
+  if (tag < 0 || tag >= kMvapich2CudaTags)
+    throw std::logic_error("a CUDA-aware MPI transfer's tag is below kMvapich2CudaTags");
+  Transfer t{
+      self, peer, &layout, tag, path_of(self, peer, layout.bytes()), {}, {}, std::make_shared<Signal>(layer_.kernel())};
   t.pieces = pieces(layout.bytes(), t.path);
   Streams& s = streams_of(self);
   for (std::size_t i = 0; design_ == GpuDesign::overlap && i < t.pieces.size(); ++i)
@@ -140,9 +143,13 @@ Task<> Mvapich2Cuda::recv(Rank self, Rank src, const gpu::Layout& layout, Tag ta
 
 Task<> Mvapich2Cuda::note(Rank self, Rank to, Tag tag) const { co_await Comm(layer_, self).send(to, 0, tag); }
 
-Task<> Mvapich2Cuda::wait_note(Rank self, Rank from, Tag tag) const { (void)co_await Comm(layer_, self).recv(from, tag); }
+Task<> Mvapich2Cuda::wait_note(Rank self, Rank from, Tag tag) const {
+  (void)co_await Comm(layer_, self).recv(from, tag);
+}
 
-Task<> Mvapich2Cuda::cpu(Rank self, Time duration, CpuUse use) const { co_await layer_.cores().run(self, duration, use); }
+Task<> Mvapich2Cuda::cpu(Rank self, Time duration, CpuUse use) const {
+  co_await layer_.cores().run(self, duration, use);
+}
 
 gpu::KernelWork Mvapich2Cuda::pack(const gpu::Layout& layout, Bytes from, Bytes to) const {
   return gpu::pack_work(layout, from, to, {gpu_.sector, 8});
@@ -173,7 +180,9 @@ Task<> Mvapich2Cuda::pass_on(const Transfer& t, Bytes piece) const {
   co_await note(t.self, t.peer, note_tag(t.tag, kPieceReady));
 }
 
-Task<> Mvapich2Cuda::wait_piece(const Transfer& t) const { co_await wait_note(t.self, t.peer, note_tag(t.tag, kPieceReady)); }
+Task<> Mvapich2Cuda::wait_piece(const Transfer& t) const {
+  co_await wait_note(t.self, t.peer, note_tag(t.tag, kPieceReady));
+}
 
 Task<> Mvapich2Cuda::thread_free(Rank self) const {
   const auto r = static_cast<std::size_t>(self);

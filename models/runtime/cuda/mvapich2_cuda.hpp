@@ -134,8 +134,8 @@ class Mvapich2Cuda {
   Mvapich2CudaParams p_;
   GpuDesign design_;
   std::vector<std::unique_ptr<gpu::Device>> devices_;
-  std::vector<int> gpu_of_;         // per rank: its device's index
-  std::vector<Streams> streams_;    // per rank
+  std::vector<int> gpu_of_;                // per rank: its device's index
+  std::vector<Streams> streams_;           // per rank
   std::vector<gpu::SignalPtr> unblocked_;  // per rank: fires when its blocking call returns
 };
 

@@ -26,8 +26,8 @@ constexpr ParamSpec kCharmUgniSpecs[] = {
      "[C-code] Charm++ gemini_gni machine.c, 2011"},
     {"control_bytes", ParamKind::size, kRequired, "B", "0B", "1KiB",
      "control message of a large send: memory handle, size, source", "preset"},
-    {"pool_alloc_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "allocation from the pre-registered memory pool", "preset"},
+    {"pool_alloc_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "allocation from the pre-registered memory pool",
+     "preset"},
     {"pxshm_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
      "one side of a shared-memory (pxshm) message, besides its copy", "preset"},
     {"big_message", ParamKind::size, "4MiB", "B", "1B", "1GiB", "messages of this size or more go in segments",
@@ -56,8 +56,8 @@ void HeapModel::release(Rank r, Bytes size) {
 
 // ---- Charm++ over MPI
 
-CharmMpiLayer::CharmMpiLayer(Job& job, const nic::GeminiParams& nic, const CrayMpichParams& mpi, const CharmParams& charm,
-                             const CharmMpiParams& params)
+CharmMpiLayer::CharmMpiLayer(Job& job, const nic::GeminiParams& nic, const CrayMpichParams& mpi,
+                             const CharmParams& charm, const CharmMpiParams& params)
     : CrayMpichLayer(job, nic, mpi),
       charm_(charm),
       p_(params),
@@ -98,7 +98,9 @@ Time CharmMpiLayer::progress_call(Rank r) {
 // the pending sends were tested; now the scheduler queue.
 Task<> CharmMpiLayer::received(Message m) {
   const Rank r = m.envelope.dst;
-  co_await cores().run(r, CpuCharge(CpuUse::match, p_.iprobe_cpu).add(CpuUse::receive, charm_.alloc_cpu).add(CpuUse::poll, progress_call(r)));
+  co_await cores().run(r, CpuCharge(CpuUse::match, p_.iprobe_cpu)
+                              .add(CpuUse::receive, charm_.alloc_cpu)
+                              .add(CpuUse::poll, progress_call(r)));
   if (rendezvous_size(m)) heap_.release(m.envelope.dst, wire_size(m));  // freed once its entry method ran
   deliver_am(m.active_message ? m.handler : two_sided_, m.envelope);
 }
@@ -136,7 +138,8 @@ Task<> CharmUgniLayer::protocol(Message m) {
 // uses it in place.
 Task<> CharmUgniLayer::shared_memory(Message m) {
   const Envelope& e = m.envelope;
-  co_await cores().run(e.src, CpuCharge(CpuUse::send, p_.pxshm_cpu).add(CpuUse::copy, copy_time(e.size + charm_.envelope)));
+  co_await cores().run(e.src,
+                       CpuCharge(CpuUse::send, p_.pxshm_cpu).add(CpuUse::copy, copy_time(e.size + charm_.envelope)));
   complete_send(m);
   co_await kernel().sleep(job_.machine.node.memcpy_latency);
   co_await notice(e.dst);
@@ -151,7 +154,8 @@ Task<> CharmUgniLayer::small(Message m) {
   co_await nic_.smsg(e.src, e.dst, bytes);
   complete_send(m);
   co_await notice(e.dst);
-  co_await cores().run(e.dst, nic_.smsg_receive_cost().add(CpuUse::receive, charm_.alloc_cpu).add(CpuUse::copy, copy_time(bytes)));
+  co_await cores().run(
+      e.dst, nic_.smsg_receive_cost().add(CpuUse::receive, charm_.alloc_cpu).add(CpuUse::copy, copy_time(bytes)));
   nic_.release(e.src, e.dst);
   enqueue(m);
 }
@@ -184,8 +188,10 @@ Task<> CharmUgniLayer::large(Message m) {
   co_await notice(e.dst);
   co_await cores().run(e.dst, nic_.smsg_receive_cost().add(CpuUse::receive, p_.pool_alloc_cpu));
   nic_.release(e.src, e.dst);
-  if (bytes >= p_.big_message) co_await get_segments(e.dst, e.src, bytes);
-  else co_await nic_.get(e.dst, e.src, bytes, engine_for(bytes, p_.fma_bte_threshold));
+  if (bytes >= p_.big_message)
+    co_await get_segments(e.dst, e.src, bytes);
+  else
+    co_await nic_.get(e.dst, e.src, bytes, engine_for(bytes, p_.fma_bte_threshold));
   co_await cores().run(e.dst, nic_.params().cq_poll_cpu, CpuUse::poll);
   enqueue(m);
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
@@ -208,8 +214,7 @@ Task<> CharmUgniLayer::get_segments(Rank dst, Rank src, Bytes bytes) {
   while (in_flight > 0) co_await waiting.wait();
 }
 
-Task<> CharmUgniLayer::segment(Rank dst, Rank src, Bytes bytes, std::int64_t& in_flight,
-                               WaitQueue& waiting) {
+Task<> CharmUgniLayer::segment(Rank dst, Rank src, Bytes bytes, std::int64_t& in_flight, WaitQueue& waiting) {
   co_await cores().run(src, nic_.registration_cost(bytes), CpuUse::registration);
   co_await cores().run(dst, nic_.registration_cost(bytes), CpuUse::registration);
   co_await nic_.get(dst, src, bytes, nic::Engine::bte);
@@ -240,7 +245,8 @@ CharmParams charm_of(const Machine& m) {
 }
 
 CrayMpichParams cray_mpich_of(const Machine& m) {
-  return parse_cray_mpich(ParamReader(m.runtimes.value("mpi", Json::object()), m.where / "runtimes" / "mpi", kCrayMpichLayerParams));
+  return parse_cray_mpich(
+      ParamReader(m.runtimes.value("mpi", Json::object()), m.where / "runtimes" / "mpi", kCrayMpichLayerParams));
 }
 
 }  // namespace

@@ -71,7 +71,9 @@ class CharmMpiLayer final : public CrayMpichLayer {
  private:
   Time handler_overhead(Rank) const override { return charm_.scheduler_cpu; }
   Time poll_period(Rank r) const override;
-  void idle_passes(Rank r) override { pending_[static_cast<std::size_t>(r)] = unfinished_[static_cast<std::size_t>(r)]; }
+  void idle_passes(Rank r) override {
+    pending_[static_cast<std::size_t>(r)] = unfinished_[static_cast<std::size_t>(r)];
+  }
   Time progress_call(Rank r);
   bool sends_complete_at_post() const override { return true; }
   CpuCharge send_overhead(const Message& m) override;
@@ -101,7 +103,9 @@ class CharmUgniLayer final : public GeminiLayer {
  private:
   Time handler_overhead(Rank) const override { return charm_.scheduler_cpu; }
   bool sends_complete_at_post() const override { return true; }
-  CpuCharge send_overhead(const Message&) override { return CpuCharge(CpuUse::send, charm_.send_cpu + charm_.alloc_cpu); }
+  CpuCharge send_overhead(const Message&) override {
+    return CpuCharge(CpuUse::send, charm_.send_cpu + charm_.alloc_cpu);
+  }
   Task<> protocol(Message m) override;
   Task<> shared_memory(Message m);
   Task<> small(Message m);

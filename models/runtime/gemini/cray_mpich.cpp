@@ -8,8 +8,7 @@ namespace {
 
 constexpr ParamSpec kMpiSpecs[] = {
     {"layer", ParamKind::text, "mpi", "", "", "", "messaging layer name", "-"},
-    {"header", ParamKind::size, kRequired, "B", "0B", "1KiB", "MPI envelope bytes carried with each message",
-     "preset"},
+    {"header", ParamKind::size, kRequired, "B", "0B", "1KiB", "MPI envelope bytes carried with each message", "preset"},
     {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Isend software path on the sender's core",
      "preset"},
     {"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI receive completion on the receiver's core",
@@ -17,10 +16,10 @@ constexpr ParamSpec kMpiSpecs[] = {
     {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"},
     {"match_entry_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
      "tag matching, per entry of the queue searched (posted receives for an arrival, unexpected messages for a "
-     "posted receive)", "preset"},
-    {"progress_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "one call of the progress engine that finds nothing (an empty MPI_Iprobe, one pass of a blocked wait)",
+     "posted receive)",
      "preset"},
+    {"progress_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+     "one call of the progress engine that finds nothing (an empty MPI_Iprobe, one pass of a blocked wait)", "preset"},
     {"test_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Test of one request", "preset"},
     {"dynamic_connections", ParamKind::boolean, "true", "", "", "",
      "connections (SMSG mailboxes) are set up on first contact with a peer (MPICH_GNI_DYNAMIC_CONN)", "preset"},
@@ -165,11 +164,13 @@ Task<> CrayMpichLayer::shared_memory(Message m) {
   co_await kernel().sleep(job_.machine.node.memcpy_latency);
   const std::uint32_t receive = receives_immediately(m) || size <= p_.eager_limit ? 0 : co_await match_receive(e);
   co_await notice(e.dst);
-  co_await cores().run(e.dst, CpuCharge(CpuUse::receive, p_.recv_cpu)
-                             .add(CpuUse::match, p_.match_cpu)
-                             .add(CpuUse::copy, copy_time(size)));
-  if (receives_immediately(m) || size <= p_.eager_limit) co_await received(m);
-  else complete_receive(m, receive);
+  co_await cores().run(
+      e.dst,
+      CpuCharge(CpuUse::receive, p_.recv_cpu).add(CpuUse::match, p_.match_cpu).add(CpuUse::copy, copy_time(size)));
+  if (receives_immediately(m) || size <= p_.eager_limit)
+    co_await received(m);
+  else
+    complete_receive(m, receive);
 }
 
 // E0: the data rides in the SMSG; the receiver copies it out of its mailbox (into MPI's own
@@ -232,8 +233,10 @@ Task<> CrayMpichLayer::rendezvous(Message m) {
   const std::uint32_t receive = receives_immediately(m) ? co_await no_match() : co_await match_receive(e);
   co_await cores().run(e.dst, nic_.register_memory(e.dst, receive_buffer(m), size), CpuUse::registration);
   co_await rendezvous_get(m, size);
-  if (receives_immediately(m)) kernel().spawn(received(m));
-  else complete_receive(m, receive);
+  if (receives_immediately(m))
+    kernel().spawn(received(m));
+  else
+    complete_receive(m, receive);
   co_await nic_.smsg(e.dst, e.src, p_.control_bytes);
   co_await notice(e.src);
   co_await cores().run(e.src, nic_.smsg_receive_cost().add(CpuUse::receive, p_.recv_cpu));
@@ -259,13 +262,13 @@ Task<> CrayMpichLayer::rendezvous_get(const Message& m, Bytes size) {
 
 Task<> CrayMpichLayer::put(Rank self, Rank target, Bytes size) {
   co_await cores().run(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
-                            .add(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size)));
+                                 .add(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size)));
   co_await nic_.put(self, target, size, engine_for(size, p_.rdma_threshold));
 }
 
 Task<> CrayMpichLayer::get(Rank self, Rank target, Bytes size) {
   co_await cores().run(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
-                            .add(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size)));
+                                 .add(CpuUse::registration, nic_.register_memory(self, user_buffer(size), size)));
   co_await nic_.get(self, target, size, engine_for(size, p_.rdma_threshold));
 }
 

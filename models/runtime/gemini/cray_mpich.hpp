@@ -82,10 +82,10 @@ class CrayMpichLayer : public GeminiLayer {
   bool unexpected(const Message& m) const { return receives_immediately(m) || posted_receives(m.envelope.dst) == 0; }
 
   CrayMpichParams p_;
-  std::unordered_set<std::uint64_t> connected_;  // pairs (low rank, high rank) with a connection
+  std::unordered_set<std::uint64_t> connected_;              // pairs (low rank, high rank) with a connection
   std::unordered_map<std::uint64_t, WaitQueue> connecting_;  // and their waiters
-  std::vector<std::int64_t> eager_buffers_free_;           // per rank
-  std::vector<WaitQueue> eager_waiting_;                   // per rank
+  std::vector<std::int64_t> eager_buffers_free_;             // per rank
+  std::vector<WaitQueue> eager_waiting_;                     // per rank
 };
 
 std::unique_ptr<MessagingLayer> make_cray_mpich_layer(const ParamReader& r, Job& job);

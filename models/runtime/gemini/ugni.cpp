@@ -16,7 +16,9 @@ constexpr ParamSpec kUgniSpecs[] = {
 
 const ParamTable kUgniLayerParams{"runtime (layer: ugni)", "uGNI-level messaging on the Gemini NIC.", kUgniSpecs};
 
-UgniParams parse_ugni(const ParamReader& r) { return {.fma_bte_threshold = r.size("fma_bte_threshold"), .control_bytes = r.size("control_bytes")}; }
+UgniParams parse_ugni(const ParamReader& r) {
+  return {.fma_bte_threshold = r.size("fma_bte_threshold"), .control_bytes = r.size("control_bytes")};
+}
 
 Task<> UgniLayer::protocol(Message m) {
   const Envelope& e = m.envelope;

@@ -8,8 +8,7 @@ namespace {
 
 constexpr ParamSpec kMpiSpecs[] = {
     {"layer", ParamKind::text, "mpi", "", "", "", "messaging layer name", "-"},
-    {"header", ParamKind::size, kRequired, "B", "0B", "1KiB", "MPI packet header carried with each message",
-     "preset"},
+    {"header", ParamKind::size, kRequired, "B", "0B", "1KiB", "MPI packet header carried with each message", "preset"},
     {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Isend software path on the sender's core",
      "preset"},
     {"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
@@ -26,16 +25,16 @@ constexpr ParamSpec kMpiSpecs[] = {
      "largest message plus header sent eagerly between nodes; above it the rendezvous", "preset"},
     {"prepost_depth", ParamKind::integer, kRequired, "", "1", "100000", "receive buffers posted per connection",
      "preset"},
-    {"rendezvous", ParamKind::choice, "rput", "", "", "", "rput: the sender RDMA-writes the data; rget: the "
-     "receiver RDMA-reads it", "preset", "rput|rget"},
+    {"rendezvous", ParamKind::choice, "rput", "", "", "",
+     "rput: the sender RDMA-writes the data; rget: the "
+     "receiver RDMA-reads it",
+     "preset", "rput|rget"},
     {"striping_threshold", ParamKind::size, kRequired, "B", "0B", "1GiB",
      "rendezvous data of this size or more is split over every rail", "preset"},
     {"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB", "RTS, CTS and FIN messages",
      "assumption: an address, a key, a size and a tag"},
-    {"smp_eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB", "largest eager message within a node",
-     "preset"},
-    {"smp_block", ParamKind::size, kRequired, "B", "1B", "1GiB", "block of the copy pipeline within a node",
-     "preset"},
+    {"smp_eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB", "largest eager message within a node", "preset"},
+    {"smp_block", ParamKind::size, kRequired, "B", "1B", "1GiB", "block of the copy pipeline within a node", "preset"},
 };
 
 // Counts work requests down to their local completions.
@@ -71,7 +70,7 @@ Mvapich2Params parse_mvapich2(const ParamReader& r) {
 }  // namespace
 
 const ParamTable kMvapich2LayerParams{"runtime (layer: mpi, nic: infiniband)", "MVAPICH2's protocols over verbs.",
-                                   kMpiSpecs};
+                                      kMpiSpecs};
 
 Mvapich2Layer::Mvapich2Layer(Job& job, const nic::InfinibandParams& hca, const Mvapich2Params& params)
     : InfinibandLayer(job, hca), p_(params), rings_given_(static_cast<std::size_t>(job.size()), 0) {}
@@ -135,8 +134,10 @@ Task<> Mvapich2Layer::rendezvous(Message m) {
   co_await cores().run(e.dst, receive_cost());
   const std::uint32_t receive = co_await matching_receive(m);
   co_await cores().run(e.dst, hca_.register_memory(e.dst, user_buffer(e.size), e.size), CpuUse::registration);
-  if (p_.rget) co_await get_data(m, receive);
-  else co_await put_data(m, receive);
+  if (p_.rget)
+    co_await get_data(m, receive);
+  else
+    co_await put_data(m, receive);
 }
 
 // RPUT: a CTS, the data written stripe by stripe, a FIN behind it on the last stripe's queue
@@ -172,7 +173,8 @@ Task<> Mvapich2Layer::get_data(Message& m, std::uint32_t receive) {
   const int first_rail = hca_.rail_of(e.src);
   Countdown read{n, Signal(kernel())};
   for (int k = 0; k < n; ++k)
-    kernel().spawn(count_down(hca_.rdma_read(e.dst, e.src, stripe_bytes(e.size, n, k), (first_rail + k) % hca_.rails()), read));
+    kernel().spawn(
+        count_down(hca_.rdma_read(e.dst, e.src, stripe_bytes(e.size, n, k), (first_rail + k) % hca_.rails()), read));
   co_await read.done;
   co_await cores().run(e.dst, CpuCharge(CpuUse::poll, n * hca_.params().poll_cpu).add(CpuUse::receive, p_.recv_cpu));
   complete_receive(m, receive);
@@ -207,14 +209,14 @@ Task<> Mvapich2Layer::shared_memory(Message m) {
 
 Task<> Mvapich2Layer::put(Rank self, Rank target, Bytes size) {
   co_await cores().run(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
-                            .add(CpuUse::registration, hca_.register_memory(self, user_buffer(size), size)));
+                                 .add(CpuUse::registration, hca_.register_memory(self, user_buffer(size), size)));
   co_await hca_.rdma_write(self, target, size, hca_.rail_of(self));
   co_await cores().run(self, hca_.params().poll_cpu, CpuUse::poll);
 }
 
 Task<> Mvapich2Layer::get(Rank self, Rank target, Bytes size) {
   co_await cores().run(self, CpuCharge(CpuUse::send, p_.send_cpu + p_.rma_sync_cpu)
-                            .add(CpuUse::registration, hca_.register_memory(self, user_buffer(size), size)));
+                                 .add(CpuUse::registration, hca_.register_memory(self, user_buffer(size), size)));
   co_await hca_.rdma_read(self, target, size, hca_.rail_of(self));
   co_await cores().run(self, hca_.params().poll_cpu, CpuUse::poll);
 }

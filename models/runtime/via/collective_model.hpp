@@ -14,10 +14,10 @@ enum class Transport : std::uint8_t { send_receive, rdma };
 
 /// Everything the closed forms need, from the machine and the VIA layers' parameters.
 struct ViaCosts {
-  Time latency = 0;         // L: NIC latency and switch, from the post to the first byte's arrival
-  Rate rate = 0;            // the path's bottleneck, wire bytes per second
-  PacketFormat format;      // payload to wire bytes
-  Rate copy_rate = 0;       // memory copy
+  Time latency = 0;              // L: NIC latency and switch, from the post to the first byte's arrival
+  Rate rate = 0;                 // the path's bottleneck, wire bytes per second
+  PacketFormat format;           // payload to wire bytes
+  Rate copy_rate = 0;            // memory copy
   Time combine_per_byte_ps = 0;  // a reduction's arithmetic, picoseconds per byte
   Time post = 0, completion_poll = 0, flag_poll = 0, receive_descriptor = 0;  // VIA (NIC)
   Time send_cpu = 0, recv_cpu = 0, match_cpu = 0;                             // MPI library

@@ -110,13 +110,17 @@ std::optional<Time> ViaCollectives::predicted(CollectiveOp op, int ranks, Bytes 
   if (t == Transport::send_receive && bytes > layer_.params().eager_limit) return std::nullopt;
   const ViaModel& m = model(t);
   switch (op) {
-    case CollectiveOp::barrier: return m.barrier(ranks);
-    case CollectiveOp::bcast: return m.bcast(ranks, bytes);
-    case CollectiveOp::reduce: return m.reduce(ranks, bytes, reduce_degree(ranks, bytes));
+    case CollectiveOp::barrier:
+      return m.barrier(ranks);
+    case CollectiveOp::bcast:
+      return m.bcast(ranks, bytes);
+    case CollectiveOp::reduce:
+      return m.reduce(ranks, bytes, reduce_degree(ranks, bytes));
     case CollectiveOp::allreduce:
       if (recursive_doubling(ranks)) return m.recursive_doubling_allreduce(ranks, bytes);
       return m.reduce_bcast_allreduce(ranks, bytes, reduce_degree(ranks, bytes));
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -5,10 +5,10 @@
 // flag (a sequence number) into the reader's slot for the writer; the reader spins on the flag.
 // No receive descriptor, completion, matching, credit or bounce copy: the data is copied into
 // registered memory once where it starts (unless the user's buffer is registered, or the data
-// was received or combined there already) and out once where it ends. Consecutive collectives alternate between `rdma_slots` slots per
-// writer; a reader frees a slot after the call with a 0-byte write. Messages larger than a
-// slot fall back to send/receive. The k-nomial degree, when left to the layer, is the one
-// the analytical model (via_model.hpp) finds fastest, and the model predicts every call.
+// was received or combined there already) and out once where it ends. Consecutive collectives alternate between
+// `rdma_slots` slots per writer; a reader frees a slot after the call with a 0-byte write. Messages larger than a slot
+// fall back to send/receive. The k-nomial degree, when left to the layer, is the one the analytical model
+// (via_model.hpp) finds fastest, and the model predicts every call.
 #pragma once
 
 #include <map>

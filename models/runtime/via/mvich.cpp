@@ -45,8 +45,8 @@ MvichParams parse_mvich(const ParamReader& r) {
   p.match_cpu = r.time("match_cpu");
   p.eager_limit = r.size("eager_limit");
   p.control_bytes = r.size("control_bytes");
-  p.collective_transport =
-      r.choice<Transport>("collective_transport", {{"send_receive", Transport::send_receive}, {"rdma", Transport::rdma}});
+  p.collective_transport = r.choice<Transport>("collective_transport",
+                                               {{"send_receive", Transport::send_receive}, {"rdma", Transport::rdma}});
   p.user_buffers_registered = r.boolean("user_buffers_registered");
   p.rdma_slot_size = r.size("rdma_slot_size");
   p.rdma_slots = static_cast<int>(r.integer("rdma_slots"));
