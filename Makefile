@@ -6,7 +6,7 @@ WERROR ?= ON
 JOBS ?= $(shell nproc)
 SCENARIO ?= scenarios/raw/hopper-pingpong.json
 
-.PHONY: setup configure build run test bench validate reference update-golden clean sanitize-build sanitize
+.PHONY: setup configure build run test bench validate reference update-golden clean sanitize-build sanitize format
 
 setup:
 	./scripts/setup.sh
@@ -58,6 +58,10 @@ reference: build
 # Rewrites the golden outputs; REASON is appended to validation/CHANGELOG.md.
 update-golden: build
 	python3 tests/regression/golden.py update ./$(BUILD_DIR)/torsim --reason "$(REASON)"
+
+# Applies .clang-format to every C++ source (CTest `format` checks it).
+format:
+	python3 scripts/check_format.py . --fix
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)

@@ -7,9 +7,10 @@ set -euo pipefail
 # tree (build-sanitize/, `make sanitize`, part of `make test`).
 # libopen-trace-format2-dev reads OTF2 traces; otf2-tools' otf2-print made the OTF2 readers' golden
 # listings (tests/data/traces/).
+# clang-format-14 is the formatter whose output .clang-format is checked against (CTest `format`).
 apt_packages=(build-essential cmake ninja-build pkg-config libsimgrid-dev libboost-graph-dev
               nlohmann-json3-dev catch2 python3 python3-pip python3-venv clang libclang-rt-14-dev
-              libopen-trace-format2-dev otf2-tools)
+              libopen-trace-format2-dev otf2-tools clang-format-14)
 
 missing=()
 for pkg in "${apt_packages[@]}"; do
