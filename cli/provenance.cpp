@@ -67,7 +67,9 @@ void add_defaults(const ParamTable& table, const std::string& prefix, std::vecto
 // The table of each messaging layer the machine calibrates (its implementation for this NIC).
 void add_layer_defaults(const Json& machine, std::vector<ProvenanceRow>& out) {
   const std::string nic_model = machine.value("nic", Json::object()).value("model", std::string());
-  for (const auto& [layer, spec] : machine.value("runtimes", Json::object()).items()) {
+  // Held by name: a range-for over value(...).items() would iterate a destroyed temporary.
+  const Json runtimes = machine.value("runtimes", Json::object());
+  for (const auto& [layer, spec] : runtimes.items()) {
     const rt::MessagingLayerEntry* chosen = nullptr;
     for (const auto& e : rt::messaging_layers())
       if (e.name == layer && (e.nic.empty() || e.nic == nic_model) && (!chosen || !e.nic.empty())) chosen = &e;
