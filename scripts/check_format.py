@@ -11,9 +11,9 @@ import shutil
 import subprocess
 import sys
 
+from check_layers import source_paths  # the same C++ sources the layer check reads
+
 REQUIRED_MAJOR = 14  # Debian bookworm's clang-format; scripts/setup.sh installs clang-format-14.
-SOURCE_DIRS = ("sim", "topologies", "models", "run", "validation", "cli", "tests")
-SUFFIXES = (".cpp", ".hpp", ".h", ".cc")
 
 
 def find_clang_format():
@@ -28,13 +28,6 @@ def find_clang_format():
     sys.exit(f"check_format: clang-format {REQUIRED_MAJOR} not found (scripts/setup.sh installs it)")
 
 
-def sources(root):
-    for directory in SOURCE_DIRS:
-        for path in sorted((root / directory).rglob("*")):
-            if path.suffix in SUFFIXES and path.is_file():
-                yield path
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=pathlib.Path)
@@ -43,7 +36,7 @@ def main():
     clang_format = find_clang_format()
     style = f"--style=file:{args.root / '.clang-format'}"
     unformatted = []
-    for path in sources(args.root):
+    for path in source_paths(args.root):
         if args.fix:
             subprocess.run([clang_format, style, "-i", str(path)], check=True)
             continue

@@ -50,11 +50,17 @@ def layer_of(path):
     return None
 
 
-def source_files(root):
+def source_paths(root):
+    """Every C++ source of the project (also what scripts/check_format.py checks)."""
     for top in SOURCE_DIRS:
         for file in sorted((root / top).rglob("*")):
             if file.suffix in SUFFIXES:
-                yield file.relative_to(root).as_posix(), file.read_text(encoding="utf-8")
+                yield file
+
+
+def source_files(root):
+    for file in source_paths(root):
+        yield file.relative_to(root).as_posix(), file.read_text(encoding="utf-8")
 
 
 def include_violations(files, root):
