@@ -31,14 +31,34 @@ ShardOutput read_shard(const std::string& dir) {
   return s;
 }
 
+// Names the first value that differs under `key`, with both values (a scenario run once as
+// a.json and once as /abs/a.json differs in its file).
+[[noreturn]] void fail_different(const ShardOutput& first, const ShardOutput& other, const std::string& key) {
+  const Json& theirs = first.results[key];
+  const Json& ours = other.results[key];
+  const Json patch = Json::diff(theirs, ours);
+  const std::string pointer = patch.empty() ? "" : patch[0]["path"].get<std::string>();
+  auto value_at = [&pointer](const Json& doc) -> std::string {
+    try {
+      const Json& value = doc.at(Json::json_pointer(pointer));
+      return value.is_string() && value.get<std::string>().size() < 300 ? value.dump() : preview(value);
+    } catch (const Json::exception&) {
+      return "nothing";
+    }
+  };
+  const std::string here = value_at(ours), there = value_at(theirs);
+  throw InputError(other.file, "/" + key + pointer,
+                   "expected the same " + key + " as " + first.file + " (shards of one run): this shard has " + here +
+                       ", that one " + there +
+                       (pointer == "/file" ? " (give every shard the scenario file by the same path)" : ""));
+}
+
 // Every shard must come from the same run: same scenario, version, machine and shard count.
 void check_same_run(const ShardOutput& first, const ShardOutput& other) {
   if (first.results["shard"]["total_points"] != other.results["shard"]["total_points"])
     (Where(other.file) / "shard" / "total_points").fail("expected the sweep of " + first.file + " (shards of one run)");
   for (const char* key : {"scenario", "torsim_version", "machine"})
-    if (first.results[key] != other.results[key])
-      (Where(other.file) / key)
-          .fail("expected the same " + std::string(key) + " as " + first.file + " (shards of one run)");
+    if (first.results[key] != other.results[key]) fail_different(first, other, key);
   if (first.results["shard"]["count"] != other.results["shard"]["count"])
     (Where(other.file) / "shard" / "count")
         .fail("expected " + first.results["shard"]["count"].dump() + " shards, as in " + first.file);

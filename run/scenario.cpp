@@ -68,6 +68,21 @@ std::string preset_path(const std::string& name, const Where& where) {
 }
 
 namespace {
+// A chain of presets may be as long as the presets directory allows; one that comes back to a
+// preset it has passed is a loop, named member by member.
+void check_no_loop(const ExpandedPreset& chain, const std::string& name, const std::string& base, const Where& where) {
+  std::vector<std::string> names;
+  for (const auto& [file, _] : chain.layers) names.push_back(fs::path(file).stem().string());
+  names.push_back(name);
+  const auto again = std::find(names.begin(), names.end(), base);
+  if (again == names.end()) return;
+  std::string loop;
+  for (auto it = again; it != names.end(); ++it) loop += *it + " -> ";
+  where.fail("presets derive from each other in a loop: " + loop + base +
+             "; expected a chain that ends in a preset "
+             "without 'preset'");
+}
+
 void add_preset_layers(const std::string& name, const Where& where, ExpandedPreset& out) {
   const std::string file = preset_path(name, where);
   Json doc = read_json_file(file);
@@ -78,8 +93,8 @@ void add_preset_layers(const std::string& name, const Where& where, ExpandedPres
   }
   const Where base_where = Where(file) / "preset";
   if (!doc["preset"].is_string()) base_where.fail("expected the name of the preset this one derives from");
-  if (out.layers.size() >= 8) base_where.fail("presets derive from each other in a loop, or more than 8 deep");
   const std::string base = doc["preset"].get<std::string>();
+  check_no_loop(out, name, base, base_where);
   doc.erase("preset");
   out.layers.emplace_back(file, doc);
   add_preset_layers(base, base_where, out);
@@ -153,15 +168,33 @@ Json Scenario::preset_machine(const std::string& name, const Where& where) const
   return merge_overrides(load_preset(name, where).machine, machine_overrides_, Where(file_) / "machine");
 }
 
+namespace {
+// --set sweep.placement.nodes=[16,64] sets the sweep's key "placement.nodes".
+void set_sweep_key(Json& doc, const std::string& assignment, const Where& where) {
+  const auto equals = assignment.find('=');
+  if (equals == std::string::npos)
+    where.fail("expected --set path=value (e.g. workload.sizes=[8,64]), got '" + assignment + "'");
+  const std::string text = assignment.substr(equals + 1);
+  Json& sweep = doc["sweep"];
+  if (!sweep.is_object()) sweep = Json::object();
+  sweep[assignment.substr(6, equals - 6)] = parse_json_value(text, where).value_or(Json(text));
+}
+}  // namespace
+
 // A whole machine given on the command line (a preset name, or {"preset": name, ...}) is
 // expanded as a file's is; assignments inside the machine are kept to apply again to each
 // machine a sweep substitutes, which would otherwise drop them.
 void Scenario::apply_assignments(const std::vector<std::string>& assignments) {
   for (const auto& a : assignments) {
     const Where where("command line", "--set " + a);
+    const std::string path = a.substr(0, a.find('='));
+    if (path.rfind("sweep.", 0) == 0) {  // a sweep's keys are dotted paths themselves
+      set_sweep_key(doc_, a, where);
+      set_sweep_key(command_line_, a, where);
+      continue;
+    }
     set_dotted(doc_, a, where);
     set_dotted(command_line_, a, where);
-    const std::string path = a.substr(0, a.find('='));
     if (path == "machine") {
       expand_machine(where);
       machine_assignments_.clear();
@@ -179,6 +212,8 @@ std::uint64_t Scenario::seed() const {
 }
 
 void Scenario::check_sweep_path(const std::string& path, const Where& where) const {
+  if (path.empty() || path.front() == '.' || path.back() == '.' || path.find("..") != std::string::npos)
+    where.fail("expected a dotted path such as \"workload.sizes\" as a sweep key, got \"" + path + "\"");
   const std::string top = path.substr(0, path.find('.'));
   std::vector<std::string_view> valid(std::begin(kSweepableKeys), std::end(kSweepableKeys));
   std::string list;

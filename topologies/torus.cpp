@@ -1,5 +1,7 @@
 #include "topologies/torus.hpp"
 
+#include "topologies/memory_estimate.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -297,6 +299,11 @@ std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node
         "the bisection bandwidth of this shape does not fit a 64-bit rate (9.2e18 B/s); use "
         "smaller dimensions, fewer links or a lower link_bandwidth");
   const auto concentration = static_cast<int>(r.integer("concentration"));
+  std::int64_t network_links = 0;
+  for (const auto& d : dims)
+    if (d.size > 1) network_links += routers * 2 * d.links;
+  check_fits_in_memory("a " + type + " of " + std::to_string(routers) + " routers", network_links,
+                       routers * concentration, r.where("dims"));
   const Routing routing = r.choice<Routing>(
       "routing", {{"dimension_order", Routing::dimension_order}, {"minimal_adaptive", Routing::minimal_adaptive}});
   return std::make_unique<Torus>(type, std::move(dims), concentration, routing, node_links);

@@ -20,6 +20,27 @@ bool all_index_keys(const Json& object) {
   return true;
 }
 
+// "-1", "+2", "12345678901": meant as an index, but not one of a list.
+bool signed_digits(const std::string& key) {
+  const std::size_t start = !key.empty() && (key[0] == '-' || key[0] == '+') ? 1 : 0;
+  return key.size() > start && std::all_of(key.begin() + static_cast<std::ptrdiff_t>(start), key.end(),
+                                           [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A list patched by an object of indices whose keys are not all indices: name the first that is not.
+void check_index_keys(const Json& list, const Json& patch, const Where& where) {
+  if (!patch.is_object()) return;
+  bool meant_as_indices = false;
+  for (const auto& [key, _] : patch.items()) meant_as_indices = meant_as_indices || signed_digits(key);
+  if (!meant_as_indices) return;
+  for (const auto& [key, _] : patch.items())
+    if (!is_index(key))
+      (where / key)
+          .fail("'" + key + "' is not an index of the list, which has " + std::to_string(list.size()) +
+                " elements: expected 0 to " + std::to_string(list.empty() ? 0 : list.size() - 1) +
+                " (a list is patched by an object of indices, {\"0\": {...}})");
+}
+
 // Splits a JSON pointer into unescaped tokens ("~1" is '/', "~0" is '~').
 std::vector<std::string> tokens(const std::string& pointer) {
   std::vector<std::string> out;
@@ -38,6 +59,7 @@ std::vector<std::string> tokens(const std::string& pointer) {
 }  // namespace
 
 Json merge_overrides(Json base, const Json& patch, const Where& patch_where) {
+  if (base.is_array()) check_index_keys(base, patch, patch_where);
   if (base.is_array() && all_index_keys(patch)) {
     for (const auto& [key, value] : patch.items()) {
       const auto index = std::stoul(key);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -14,15 +15,16 @@ std::string position(std::size_t line, std::size_t column) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-// One pass over the text, before the parser sees it: NUL bytes (which the parser takes for the
-// end of the input) and nesting beyond kMaxJsonDepth. Strings are skipped, escapes included.
-void check_bounds(const std::string& text, const Where& where) {
+// One pass over the text, before the parser sees it: nesting beyond kMaxJsonDepth. Strings are
+// skipped, escapes included. Returns the offset of the first NUL byte (which the parser takes for
+// the end of the input), or npos.
+std::size_t check_bounds(const std::string& text, const Where& where) {
   std::size_t depth = 0, line = 1, column = 0;
   bool in_string = false, escaped = false;
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     ++column;
-    if (c == '\0')
-      where.fail("a NUL byte at " + position(line, column) + ": JSON text holds none (in a string, write \\u0000)");
+    if (c == '\0') return i;
     if (c == '\n') line += 1, column = 0;
     if (in_string) {
       if (escaped)
@@ -41,28 +43,29 @@ void check_bounds(const std::string& text, const Where& where) {
       --depth;
     }
   }
+  return std::string::npos;
 }
 
-// Duplicate keys, found as the parser reports each key: the path of every open container and
-// the keys each open object has had so far.
-class DuplicateKeys {
+// Follows the parser's events: the path of the value being read (for errors the parser finds)
+// and duplicate keys. The parser copies its callback, so the frames are shared.
+class PathTracker {
  public:
-  explicit DuplicateKeys(Where where) : where_(std::move(where)) {}
+  explicit PathTracker(Where where) : where_(std::move(where)), frames_(std::make_shared<std::vector<Frame>>()) {}
 
   bool operator()(int, Json::parse_event_t event, Json& parsed) {
     switch (event) {
       case Json::parse_event_t::object_start:
-        frames_.push_back({false, 0, "", {}});
+        frames_->push_back({false, 0, "", false, {}});
         break;
       case Json::parse_event_t::array_start:
-        frames_.push_back({true, 0, "", {}});
+        frames_->push_back({true, 0, "", false, {}});
         break;
       case Json::parse_event_t::key:
         key(parsed.get<std::string>());
         break;
       case Json::parse_event_t::object_end:
       case Json::parse_event_t::array_end:
-        frames_.pop_back();
+        frames_->pop_back();
         element_done();
         break;
       case Json::parse_event_t::value:
@@ -72,33 +75,48 @@ class DuplicateKeys {
     return true;
   }
 
+  /// Where the parser is: the value being read (its key read, or its place in a list).
+  Where path() const {
+    Where at = where_;
+    for (const auto& f : *frames_) {
+      if (f.array)
+        at = at / f.index;
+      else if (f.key_pending)
+        at = at / f.key;
+      else
+        break;
+    }
+    return at;
+  }
+
  private:
   struct Frame {
     bool array;
     std::size_t index;
     std::string key;
+    bool key_pending;  // the key is read, its value not yet
     std::set<std::string> keys;
   };
 
   void key(const std::string& name) {
-    Frame& object = frames_.back();
+    Frame& object = frames_->back();
     object.key = name;
+    object.key_pending = true;
     if (!object.keys.insert(name).second)
       path().fail("duplicate key '" + name + "': the object gives it twice (JSON keys must be unique)");
   }
 
   void element_done() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
-  }
-
-  Where path() const {
-    Where at = where_;
-    for (const auto& f : frames_) at = f.array ? at / f.index : at / f.key;
-    return at;
+    if (frames_->empty()) return;
+    Frame& f = frames_->back();
+    if (f.array)
+      ++f.index;
+    else
+      f.key_pending = false;
   }
 
   Where where_;
-  std::vector<Frame> frames_;
+  std::shared_ptr<std::vector<Frame>> frames_;
 };
 
 std::string printable(const std::string& text) {
@@ -134,9 +152,38 @@ std::string parse_error_reason(const Json::exception& e) {
   return printable(what) + (last.empty() ? "" : ", having read " + printable(last));
 }
 
+std::string position_of(const std::string& text, std::size_t offset) {
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+  const auto last_newline = offset == 0 ? std::string::npos : text.rfind('\n', offset - 1);
+  const auto column = offset - (last_newline == std::string::npos ? 0 : last_newline + 1) + 1;
+  return position(static_cast<std::size_t>(line), column);
+}
+
+// The path of the value the parser is in at `offset`: the text before it parsed (it fails
+// there, having followed the document that far).
+Where path_at(const std::string& text, std::size_t offset, const Where& where) {
+  PathTracker tracker(where);
+  try {
+    [[maybe_unused]] const Json prefix = Json::parse(text.substr(0, offset), tracker);
+  } catch (const Json::exception&) {
+  } catch (const InputError&) {
+  }
+  return tracker.path();
+}
+
 Json parse_checked(const std::string& text, const Where& where) {
-  check_bounds(text, where);
-  return Json::parse(text, DuplicateKeys(where));
+  if (const std::size_t nul = check_bounds(text, where); nul != std::string::npos)
+    path_at(text, nul, where)
+        .fail("a NUL byte at " + position_of(text, nul) + ": JSON text holds none (in a string, write \\u0000)");
+  PathTracker tracker(where);
+  try {
+    return Json::parse(text, tracker);
+  } catch (const Json::parse_error& e) {
+    const auto offset = std::min(text.size(), static_cast<std::size_t>(e.byte > 0 ? e.byte - 1 : 0));
+    tracker.path().fail("malformed JSON at " + position_of(text, offset) + ": " + parse_error_reason(e));
+  } catch (const Json::exception& e) {  // a number too large for a double, say
+    tracker.path().fail("malformed JSON: " + parse_error_reason(e));
+  }
 }
 
 }  // namespace
@@ -156,25 +203,13 @@ Json read_json_file(const std::string& path) {
   return parse_json_text(text, path);
 }
 
-Json parse_json_text(const std::string& text, const std::string& file) {
-  try {
-    return parse_checked(text, Where(file));
-  } catch (const Json::parse_error& e) {
-    const auto offset = std::min(text.size(), static_cast<std::size_t>(e.byte > 0 ? e.byte - 1 : 0));
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
-    const auto last_newline = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-    const auto column = offset - (last_newline == std::string::npos ? 0 : last_newline + 1) + 1;
-    throw InputError(
-        file, "",
-        "malformed JSON at " + position(static_cast<std::size_t>(line), column) + ": " + parse_error_reason(e));
-  } catch (const Json::exception& e) {  // a number too large for a double, say
-    throw InputError(file, "", "malformed JSON: " + parse_error_reason(e));
-  }
-}
+Json parse_json_text(const std::string& text, const std::string& file) { return parse_checked(text, Where(file)); }
 
 std::optional<Json> parse_json_value(const std::string& text, const Where& where) {
+  if (const std::size_t nul = check_bounds(text, where); nul != std::string::npos)
+    where.fail("a NUL byte at " + position_of(text, nul) + ": JSON text holds none");
   try {
-    return parse_checked(text, where);
+    return Json::parse(text, PathTracker(where));
   } catch (const Json::exception&) {
     return std::nullopt;
   }

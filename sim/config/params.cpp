@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 
@@ -248,6 +249,12 @@ std::int64_t ParamReader::integer(std::string_view name) const {
   // A float with no fraction is taken (4.0), if it fits in 64 bits.
   const bool whole_float =
       v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 9.2e18;
+  const bool beyond_64_bits =
+      (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t{INT64_MAX}) ||
+      (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) >= 9.2e18);
+  if (beyond_64_bits)
+    where(name).fail("'" + std::string(name) + "' is out of range: expected an integer of 64 bits, below 2^63 (" +
+                     std::to_string(std::uint64_t{INT64_MAX} + 1) + ") in magnitude, got " + preview(v));
   if (!v.is_number_integer() && !whole_float) where(name).fail("expected an integer, got " + preview(v));
   const auto value = v.get<std::int64_t>();
   check_range(s, static_cast<double>(value), where(name));

@@ -104,25 +104,31 @@ def case(what, file="s.json", path="/", expect="", **fields):
 
 CASES = {
     # --- the file itself
-    "malformed-json": case("malformed JSON", expect="malformed JSON at line 3, column",
+    "malformed-json": case("malformed JSON", path="/workload/name", expect="malformed JSON at line 3, column",
                            scenario='{\n  "machine": "hopper",\n  "workload": {"name": }\n}'),
     "empty-file": case("an empty file", expect="malformed JSON at line 1, column 1", scenario=""),
-    "number-overflow": case("a number beyond a double's range", expect="malformed JSON: number overflow",
+    "number-overflow": case("a number beyond a double's range", path="/workload/iterations",
+                            expect="malformed JSON: number overflow",
                             scenario='{"machine": "hopper", "workload": {"name": "pingpong", "iterations": 1e400}}'),
     "deep-nesting": case("JSON nested 100,000 levels deep", expect="nested more than 64 levels deep at line 1, column 65",
                          scenario="[" * 100000 + "]" * 100000),
     "nul-after-document": case("NUL bytes after the document", expect="a NUL byte at line 1, column 87",
                                scenario='{"machine": "hopper", "workload": {"name": "pingpong", "sizes": [8], "iterations": 2}}'
                                         "\0\0"),
-    "nul-in-string": case("a NUL byte inside a string", expect="a NUL byte at line 1, column 49: JSON text holds none",
+    "nul-in-string": case("a NUL byte inside a string", path="/workload/name",
+                          expect="a NUL byte at line 1, column 49: JSON text holds none",
                           scenario='{"machine": "hopper", "workload": {"name": "ping\0pong"}}'),
     "duplicate-key": case("a key given twice in one object", path="/workload/iterations",
                           expect="duplicate key 'iterations': the object gives it twice",
                           scenario='{"machine": "hopper", "workload": {"name": "pingpong", "iterations": 2, "iterations": 3}}'),
-    "nan-literal": case("NaN or Infinity as a value", expect="invalid literal (JSON values are objects, lists, strings, "
-                        "numbers, true, false and null; NaN and Infinity are not JSON), having read '\"iterations\": N'",
+    "nan-literal": case("NaN or Infinity as a value", path="/workload/iterations",
+                        expect="malformed JSON at line 1, column 70: invalid literal (JSON values are objects, lists, "
+                        "strings, numbers, true, false and null; NaN and Infinity are not JSON), having read "
+                        "'\"iterations\": N'",
                         scenario='{"machine": "hopper", "workload": {"name": "pingpong", "iterations": NaN}}'),
-    "invalid-utf8": case("invalid UTF-8 inside a string", expect="ill-formed UTF-8 byte, having read '\"\\xff'",
+    "invalid-utf8": case("invalid UTF-8 inside a string", path="/description",
+                         expect="malformed JSON at line 1, column 39: invalid string: ill-formed UTF-8 byte, having read "
+                         "'\"\\xff'",
                          scenario=b'{"machine": "hopper", "description": "\xff"}'),
     "file-too-large": case("a scenario file beyond 16 MiB (/dev/zero)", file="/dev/zero",
                            expect="the file has more than 16 MiB", args=["/dev/zero"], scenario=None),
@@ -136,6 +142,10 @@ CASES = {
     "set-name-with-path-separator": case("a --set name with path separators", file="command line",
                                          path="--set name=a/b", expect="expected a name without path separators",
                                          args=["--set", "name=a/b"]),
+    "seed-beyond-64-bits": case("a seed of 2^63 or more (it was said to be outside [0, inf])", path="/seed",
+                                expect="'seed' is out of range: expected an integer of 64 bits, below 2^63 "
+                                "(9223372036854775808) in magnitude, got 9223372036854775808",
+                                scenario=dict(PINGPONG, seed=2 ** 63)),
     "not-an-object": case("a document that is not an object", expect="a scenario is a JSON object", scenario="[1, 2]"),
     "missing-workload": case("a scenario without a workload", expect="missing required key 'workload'",
                              scenario='{"machine": "hopper"}'),
@@ -226,6 +236,14 @@ CASES = {
     "too-many-ranks-per-node": case("more ranks on a node than it has cores", path="/placement/ranks_per_node",
                                     expect="at most 24 ranks per node",
                                     scenario=scenario(placement={"nodes": 2, "ranks_per_node": 25})),
+    "dims-patch-negative-index": case("a patch of a list (torus dimensions) with a negative index (it was called "
+                                      "\"expected a list\")", path="/machine/topology/dims/-1",
+                                      expect="'-1' is not an index of the list, which has 3 elements: expected 0 to 2",
+                                      scenario=scenario(machine={"preset": "hopper",
+                                                                 "topology": {"dims": {"-1": {"size": 4}}}})),
+    "preset-loop": case("machine presets that derive from each other in a loop (a long chain is not one)",
+                        file="{dir}/data/scenarios/machines/b.json", path="/preset",
+                        expect="presets derive from each other in a loop: a -> b -> a", special="test_preset_chains"),
     "impossible-machine-empty": case("an impossible machine: a torus dimension of size 0",
                                      path="/machine/topology/dims/0/size", expect="out of range",
                                      scenario=scenario(machine={"preset": "hopper", "topology": {"dims": {"0": {"size": 0}}}})),
@@ -233,6 +251,12 @@ CASES = {
                                     expect="at most 4,194,304 routers",
                                     scenario=scenario(machine={"preset": "hopper", "topology": {"dims": {
                                         "0": {"size": 4096}, "1": {"size": 4096}, "2": {"size": 4096}}}})),
+    "machine-beyond-memory": case("a machine that does not fit in memory (a torus near the router limit died of "
+                                  "bad_alloc), under ulimit -v 2 GiB", path="/machine/topology/dims",
+                                  expect="a torus of 2097152 routers needs about 6.3 GiB of memory to run (estimated: "
+                                  "400 B per network link, 800 B per node; 12582912 links, 2097152 nodes); the "
+                                  "address-space limit (ulimit -v) is 2.0 GiB: expected a machine that fits",
+                                  special="test_machine_beyond_memory"),
     "workload-needs-more-ranks": case("a workload that needs more ranks than the job has", path="/workload",
                                       expect="the workload needs at least 6 ranks; the job has 2",
                                       scenario=scenario(workload__peer=5)),
@@ -287,6 +311,9 @@ CASES = {
     "sweep-unknown-key": case("a sweep over a key the scenario does not have", path="/sweep/worklaod.iterations",
                               expect="unknown key 'worklaod' in a sweep path; did you mean 'workload'?",
                               scenario=scenario(sweep={"worklaod.iterations": [1, 2]})),
+    "sweep-empty-path": case("a sweep key that is an empty path (it was blamed on --set)", path="/sweep/",
+                             expect="expected a dotted path such as \"workload.sizes\" as a sweep key, got \"\"",
+                             scenario=dict(PINGPONG, sweep={"": [1, 2]})),
     "sweep-bad-point": case("a sweep value that is bad in one point only", path="/workload/iterations",
                             expect="out of range", scenario=scenario(sweep={"workload.iterations": [2, 0]})),
     # --- the command line
@@ -450,8 +477,13 @@ CASES = {
                               path="/shard", expect="expected the results of one shard", command="merge",
                               special="test_merge_errors"),
     "merge-other-scenario": case("torsim merge of shards of different runs", file="{dir}/t1/results.json",
-                                 path="/scenario", expect="expected the same scenario", command="merge",
+                                 path="/scenario/file", expect="expected the same scenario", command="merge",
                                  special="test_merge_errors"),
+    "merge-file-by-another-path": case("torsim merge of shards run by a relative and an absolute path to one file",
+                                       file="{dir}/rel/results.json", path="/scenario/file",
+                                       expect="this shard has \"s.json\", that one \"{dir}/s.json\" (give every "
+                                       "shard the scenario file by the same path)", command="merge",
+                                       special="test_merge_errors"),
 }
 
 

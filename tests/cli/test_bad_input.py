@@ -55,7 +55,7 @@ class BadInput(Scratch):
         """Runs torsim; checks exit code 2, the message, and that nothing was written."""
         c = CASES[name]
         before = listing(self.dir)
-        proc = run(*args, env=dict(os.environ, TMPDIR=self.tmp), cwd=self.dir, **popen)
+        proc = run(*args, env=dict(os.environ, TMPDIR=self.tmp, **popen.pop("env", {})), cwd=self.dir, **popen)
         self.assertEqual(proc.returncode, 2, f"{name}: {proc.stderr}")
         self.assertTrue(proc.stderr.startswith(f"error: {self.fill(c['file'])}: at {self.fill(c['path'])}: "),
                         f"{name}: {proc.stderr}")
@@ -217,10 +217,40 @@ class BadInput(Scratch):
         for name, file, shard in (("s0", scenario, "0/2"), ("s0b", scenario, "0/2"), ("s1", scenario, "1/2"),
                                   ("t1", other, "1/2"), ("whole", scenario, None)):
             run("run", file, "--out", self.path(name), "--quiet", *(["--shard", shard] if shard else []), check=True)
+        # One file, shard 0 run by its absolute path, shard 1 by its relative one (in the scratch directory).
+        run("run", "s.json", "--out", self.path("rel"), "--quiet", "--shard", "1/2", cwd=self.dir, check=True)
         for case, dirs in (("merge-missing-shard", ["s0"]), ("merge-shard-twice", ["s0", "s0b", "s1"]),
-                           ("merge-not-a-shard", ["s0", "whole"]), ("merge-other-scenario", ["s0", "t1"])):
+                           ("merge-not-a-shard", ["s0", "whole"]), ("merge-other-scenario", ["s0", "t1"]),
+                           ("merge-file-by-another-path", ["s0", "rel"])):
             with self.subTest(case):
                 self.expect_rejected(case, ["merge", *[self.path(d) for d in dirs], "--out", self.out])
+
+    @unittest.skipIf(harness.SANITIZED, "the sanitizers reserve more address space than the limit")
+    def test_machine_beyond_memory(self):
+        cube = {"0": {"size": 128}, "1": {"size": 128}, "2": {"size": 128}}
+        self.write("s.json", dict(PINGPONG, machine={"preset": "hopper", "topology": {"concentration": 1, "dims": cube}}))
+
+        def limit_address_space():
+            resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+        self.expect_rejected("machine-beyond-memory", ["run", "s.json", "--out", self.out],
+                             preexec_fn=limit_address_space)
+
+    def test_preset_chains(self):
+        """A chain of 12 presets, each deriving from the next, is a machine (a depth limit of 8 called
+        it a loop); a real loop names its members."""
+        machines = self.path("data", "scenarios", "machines")
+        os.makedirs(machines)
+        shutil.copy(os.path.join(ROOT, "scenarios", "machines", "hopper.json"), machines)
+        for k in range(12):
+            self.write(os.path.join(machines, f"c{k}.json"), {"preset": f"c{k + 1}" if k < 11 else "hopper"})
+        self.write(os.path.join(machines, "a.json"), {"preset": "b"})
+        self.write(os.path.join(machines, "b.json"), {"preset": "a"})
+        self.write("s.json", PINGPONG)
+        env = {"TORSIM_DATA": self.path("data")}
+        proc = run("describe", "c0", "--json", env=dict(os.environ, **env))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(json.loads(proc.stdout)["nodes"], 6528)
+        self.expect_rejected("preset-loop", ["run", "s.json", "--set", "machine=a", "--out", self.out], env=env)
 
 
 if __name__ == "__main__":

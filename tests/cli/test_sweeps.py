@@ -77,6 +77,13 @@ class Sweeps(Scratch):
         subprocess.run(["bash", script, "merge"], env=env, check=True, capture_output=True)
         self.assert_same_outputs(self.run_into("single"), os.path.join(out, "merged"))
 
+    def test_set_adds_a_sweep_key_that_is_a_dotted_path(self):
+        # --set sweep.workload.iterations=[1,2] is the sweep key "workload.iterations", not a
+        # nested object (which was "expected a non-empty list of values").
+        out = self.run_into("set", "--set", "sweep={}", "--set", "sweep.workload.iterations=[1,2]")
+        doc = json.loads(read(os.path.join(out, "results.json")))
+        self.assertEqual([p["sweep"] for p in doc["points"]], [{"workload.iterations": 1}, {"workload.iterations": 2}])
+
 
 # Random traffic: what each rank sends depends on the seed.
 RANDOM = {"machine": "hopper", "placement": {"nodes": 8},
