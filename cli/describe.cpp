@@ -80,7 +80,33 @@ Json route_json(const Machine& m, topo::NodeId src, topo::NodeId dst) {
           {"bottleneck_bandwidth", bottleneck ? format_rate(bottleneck) : "memcpy"}};
 }
 
-topo::NodeId node_argument(const std::string& text, const Machine& m) {
+// Where node `n` sits: its router and its place there (on a torus the router's coordinates,
+// dimension 0 first, and the node's slot: node n is on router n / concentration, slot n %
+// concentration, and router r's coordinate in dimension d is (r / stride_d) % size_d, where
+// stride_0 = 1 and stride_d is the product of the sizes before d).
+Json node_json(const Machine& m, topo::NodeId n) {
+  const auto& t = *m.topology;
+  Json doc = {{"node", n}, {"router", t.router_of(n)}, {"place", t.node_label(n)}};
+  const Json layout = t.describe();
+  if (layout.contains("dims")) {
+    Json names = Json::array();
+    for (const auto& d : layout["dims"]) names.push_back(d["name"]);
+    doc["dims"] = names;
+  }
+  return doc;
+}
+
+void print_node(const Json& node) {
+  std::cout << "node " << node["node"] << ": router " << node["router"] << ", at " << node["place"].get<std::string>();
+  if (node.contains("dims")) {
+    std::string names;
+    for (const auto& d : node["dims"]) names += (names.empty() ? "" : ",") + d.get<std::string>();
+    std::cout << " (the router's coordinates (" << names << ") / the node's slot on it)";
+  }
+  std::cout << "\n";
+}
+
+topo::NodeId node_argument(const std::string& text, const Machine& m, const std::string& option) {
   std::size_t used = 0;
   long value = -1;
   try {
@@ -88,7 +114,7 @@ topo::NodeId node_argument(const std::string& text, const Machine& m) {
   } catch (const std::exception&) {
   }
   if (used != text.size() || value < 0 || value >= m.node_count())
-    throw UsageError("--route expects node ids in 0.." + std::to_string(m.node_count() - 1) + ", got '" + text + "'");
+    throw UsageError(option + " expects node ids in 0.." + std::to_string(m.node_count() - 1) + ", got '" + text + "'");
   return static_cast<topo::NodeId>(value);
 }
 
@@ -124,13 +150,17 @@ int command_describe(const Args& args) {
   const Json summary = machine_summary(m);
   Json route;
   if (const auto ends = args.values("--route"); !ends.empty())
-    route = route_json(m, node_argument(ends[0], m), node_argument(ends[1], m));
+    route = route_json(m, node_argument(ends[0], m, "--route"), node_argument(ends[1], m, "--route"));
+  Json node;
+  if (args.given("--node")) node = node_json(m, node_argument(args.value("--node"), m, "--node"));
   if (args.given("--json")) {
     Json doc = summary;
     if (!route.is_null()) doc["route"] = route;
+    if (!node.is_null()) doc["node"] = node;
     std::cout << doc.dump(2) << "\n";
   } else {
     print_describe(summary, route);
+    if (!node.is_null()) print_node(node);
   }
   return 0;
 }
@@ -145,9 +175,11 @@ const CommandSpec& describe_command() {
       1,
       "describe a machine",
       "Prints the machine of a scenario file, a machine file or a preset: nodes, cores, routers, links,\n"
-      "diameter, average hops, bisection bandwidth, and on request the route between two nodes.",
+      "diameter, average hops, bisection bandwidth, and on request the route between two nodes or where\n"
+      "one node sits.",
       {{"--json", "", "print it as JSON"},
        {"--route", "SRC DST", "the route from node SRC to node DST, link by link"},
+       {"--node", "N", "where node N sits: its router, and on a torus the router's coordinates and the node's slot"},
        {"--provenance", "",
         "every parameter instead, given or defaulted, with its citation and source class: cited, read in code, "
         "assumption, calibrated on K<n>"}},

@@ -186,6 +186,18 @@ class Describe(unittest.TestCase):
         self.assertEqual(doc["route"]["router_hops"], 1)
         self.assertEqual(len(doc["route"]["links"]), 3)
 
+    def test_describe_node_gives_its_router_and_coordinates(self):
+        # Hopper: X 17, Y 8, Z 24, two nodes per router; node 4000 is on router 2000, whose
+        # coordinates are (2000 % 17, 2000 // 17 % 8, 2000 // 136 % 24) = (11, 5, 14).
+        doc = json.loads(run("describe", "hopper", "--json", "--node", "4001", check=True).stdout)
+        self.assertEqual(doc["node"], {"node": 4001, "router": 2000, "place": "(11,5,14)/1", "dims": ["X", "Y", "Z"]})
+        text = run("describe", "hopper", "--node", "4000", check=True).stdout
+        self.assertIn("node 4000: router 2000, at (11,5,14)/0 (the router's coordinates (X,Y,Z) / the node's slot", text)
+        for bad in ("6528", "-1", "x"):
+            proc = run("describe", "hopper", "--node", bad)
+            self.assertEqual(proc.returncode, 2, bad)
+            self.assertIn("--node expects node ids in 0..6527", proc.stderr)
+
     def test_describe_text_and_bad_route(self):
         self.assertIn("bisection_bandwidth_GBps", run("describe", "intrepid-512", check=True).stdout)
         self.assertEqual(run("describe", "hopper", "--route", "0", "99999").returncode, 2)
