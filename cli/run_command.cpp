@@ -19,17 +19,31 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string out;
   bool quiet = false;
+  double progress_interval = -1;  // --progress SECONDS; -1: the default
   std::size_t jobs = 1;
   Shard shard;
   std::string trace;
   std::string record_mpi;
 };
 
+double parse_progress_interval(const std::string& text) {
+  std::size_t used = 0;
+  double seconds = -1;
+  try {
+    seconds = std::stod(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != text.size() || !(seconds >= 0 && seconds <= 86400))
+    Where("command line", "--progress " + text).fail("expected seconds between progress lines, 0 to 86400");
+  return seconds;
+}
+
 RunArgs run_args(const Args& args) {
   RunArgs o;
   o.sets = args.values("--set");
   o.out = args.value("--out");
   o.quiet = args.given("--quiet");
+  if (args.given("--progress")) o.progress_interval = parse_progress_interval(args.value("--progress"));
   if (args.given("--jobs")) o.jobs = parse_jobs(args.value("--jobs"));
   if (args.given("--shard")) o.shard = parse_shard(args.value("--shard"));
   o.trace = args.value("--trace");
@@ -147,7 +161,7 @@ int command_run(const Args& args) {
   std::unique_ptr<TraceRecording> recording;  // staged beside FILE: fails now if it cannot be written
   if (!o.record_mpi.empty())
     recording = std::make_unique<TraceRecording>(o.record_mpi, Where("command line", "--record-mpi " + o.record_mpi));
-  Progress progress(!o.quiet);
+  Progress progress(!o.quiet, o.progress_interval);
   RunOutputs outputs(out, scenario, output.boolean("csv"), output.boolean("link_stats"));
   const auto options = run_options(o, trace ? &*trace : nullptr, recording.get(), progress);
   const auto run = run_scenario(scenario, outputs, options);
@@ -195,7 +209,10 @@ const CommandSpec& run_command() {
       "results/<scenario name>), all at once when the run ends, and prints a summary.",
       {{"--set", "path=value", "change a key of the scenario: a dotted path, and a JSON or unit value", true},
        {"--out", "DIR", "the output directory"},
-       {"--quiet", "", "print nothing but errors and warnings"},
+       {"--quiet", "", "print nothing but errors and warnings (no progress lines)"},
+       {"--progress", "SECONDS",
+        "when stderr is not a terminal (a batch job's log, a pipe), a progress line every SECONDS (default 30; 0: as "
+        "often as the run reports)"},
        {"--jobs", "N", "sweep points run at once, each in a process of its own (1 to 4096)", false, "-j"},
        {"--shard", "K/N", "only the points whose index is K modulo N (0 <= K < N: a Slurm array task)"},
        {"--trace", "FILE", "also write a trace for ui.perfetto.dev (docs/traces.md)"},

@@ -169,6 +169,7 @@ ScenarioRun run_scenario(const Scenario& scenario, PointSink& sink, const RunOpt
       SweepPoint point = scenario.point(plan.selected[k]);
       PointResult result = plan.run_point(point, plan.selected[k], std::move(only), k);
       in_order.finished(k, std::move(point), std::move(result));
+      if (options.points_done) options.points_done(k + 1, plan.selected.size());
     }
   }
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

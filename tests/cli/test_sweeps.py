@@ -8,6 +8,7 @@ Usage: test_sweeps.py TORSIM_BINARY  (run by CTest)
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -84,10 +85,27 @@ class Sweeps(Scratch):
         doc = json.loads(read(os.path.join(out, "results.json")))
         self.assertEqual([p["sweep"] for p in doc["points"]], [{"workload.iterations": 1}, {"workload.iterations": 2}])
 
+    def test_progress_lines_when_stderr_is_not_a_terminal(self):
+        plain = self.run_into("plain")
+        out = self.path("progress")
+        proc = run("run", self.scenario, "--out", out, "--progress", "0")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("progress: ")]
+        self.assertTrue(any(line.startswith("progress: 6/6 points done") for line in lines), proc.stderr)
+        self.assertTrue(all(re.match(r"progress: \d+/6 points done", line) for line in lines), lines)
+        self.assert_same_outputs(plain, out)  # stderr only: the results are the same
+        quiet = run("run", self.scenario, "--out", self.path("quiet"), "--progress", "0", "--quiet")
+        self.assertEqual(quiet.returncode, 0, quiet.stderr)
+        self.assertNotIn("progress", quiet.stderr)
+        bad = run("run", self.scenario, "--out", self.path("bad"), "--progress", "soon")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--progress soon: expected seconds between progress lines", bad.stderr)
+
 
 # Random traffic: what each rank sends depends on the seed.
 RANDOM = {"machine": "hopper", "placement": {"nodes": 8},
           "workload": {"name": "traffic", "pattern": "random_permutation", "size": "4KiB", "messages": 2}}
+
 
 
 class SeedSweep(Scratch):
