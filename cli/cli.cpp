@@ -7,6 +7,7 @@
 #include "cli/bench.hpp"
 #include "cli/describe.hpp"
 #include "cli/merge.hpp"
+#include "cli/plot.hpp"
 #include "cli/reference.hpp"
 #include "cli/run_command.hpp"
 #include "cli/schema.hpp"
@@ -20,8 +21,8 @@ namespace {
 
 // Every command, in the order torsim --help lists them.
 std::vector<const CommandSpec*> commands() {
-  return {&run_command(),       &merge_command(),  &describe_command(), &trace_info_command(),
-          &reference_command(), &schema_command(), &validate_command(), &bench_command()};
+  return {&run_command(),    &merge_command(),    &describe_command(), &trace_info_command(), &reference_command(),
+          &schema_command(), &validate_command(), &bench_command(),    &plot_command()};
 }
 
 std::string overview() {

@@ -1,5 +1,8 @@
 #include "run/output.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <compare>
 #include <cstdio>
 #include <iomanip>
 #include <map>
@@ -129,6 +132,39 @@ std::string short_number(const Json& v) {
   return s.str();
 }
 
+// A cell of the console's tables: a whole number of bytes (a column or metric named *_bytes)
+// with its unit, 1MiB rather than 1.04858e+06; anything else as short_number.
+std::string console_cell(const std::string& name, const Json& v) {
+  const bool bytes = name == "bytes" || name.ends_with("_bytes");
+  if (bytes && v.is_number() && v.get<double>() >= 0 && v.get<double>() < 9e18 &&
+      v.get<double>() == std::floor(v.get<double>()))
+    return format_size(static_cast<Bytes>(v.get<double>()));
+  return short_number(v);
+}
+
+// How sweep values order: numbers and quantities by value (so "4KiB" < "16KiB" < "1MiB"), other
+// text after them, as text.
+struct SweepOrder {
+  bool text = false;
+  double value = 0;
+  std::string words;
+  auto operator<=>(const SweepOrder&) const = default;
+};
+
+SweepOrder sweep_order(const Json& v) {
+  if (v.is_number()) return {false, v.get<double>(), ""};
+  if (v.is_string())
+    for (const Quantity q : {Quantity::size, Quantity::time, Quantity::rate})
+      if (const auto base = parse_quantity(v.get<std::string>(), q, "")) return {false, static_cast<double>(*base), ""};
+  return {true, 0, csv_cell(v)};
+}
+
+std::vector<SweepOrder> sweep_key(const Json& point) {
+  std::vector<SweepOrder> key;
+  for (const auto& [_, v] : point["sweep"].items()) key.push_back(sweep_order(v));
+  return key;
+}
+
 void print_table(std::ostream& out, const std::vector<std::string>& header,
                  const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> width(header.size());
@@ -146,6 +182,38 @@ void print_table(std::ostream& out, const std::vector<std::string>& header,
 
 }  // namespace
 
+namespace {
+
+// One row per point, sorted by the sweep's values: the sweep values, then every metric.
+void print_sweep_table(std::ostream& out, const Json& points, std::size_t count) {
+  if (points.size() < 2 || points[0]["sweep"].empty()) return;
+  std::vector<const Json*> sorted;
+  for (const auto& p : points) sorted.push_back(&p);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Json* a, const Json* b) { return sweep_key(*a) < sweep_key(*b); });
+  std::vector<std::string> header, metrics;
+  for (const auto& [k, _] : points[0]["sweep"].items()) header.push_back(k);
+  for (const auto& p : points)
+    for (const auto& [k, _] : p["metrics"].items())
+      if (std::find(metrics.begin(), metrics.end(), k) == metrics.end()) metrics.push_back(k);
+  header.insert(header.end(), metrics.begin(), metrics.end());
+  std::vector<std::vector<std::string>> rows;
+  for (const Json* p : sorted) {
+    std::vector<std::string> row;
+    for (const auto& [_, v] : (*p)["sweep"].items()) row.push_back(csv_cell(v));
+    for (const auto& m : metrics)
+      row.push_back((*p)["metrics"].contains(m) ? console_cell(m, (*p)["metrics"][m]) : "-");
+    rows.push_back(std::move(row));
+  }
+  out << "\nsweep summary: " << points.size() << " points"
+      << (count > points.size() ? " (the first " + std::to_string(points.size()) + " of " + std::to_string(count) + ")"
+                                : std::string())
+      << ", by sweep value\n";
+  print_table(out, header, rows);
+}
+
+}  // namespace
+
 void print_summary(std::ostream& out, const Json& results) {
   const auto& m = results["machine"];
   out << "scenario " << results["scenario"]["name"].get<std::string>() << " on " << m["name"].get<std::string>() << ": "
@@ -159,18 +227,20 @@ void print_summary(std::ostream& out, const Json& results) {
         << point["job"]["network_model"].get<std::string>() << ", simulated "
         << short_number(point["simulated_time_us"]) << " us)\n";
     std::vector<std::vector<std::string>> rows;
-    for (const auto& [k, v] : point["metrics"].items()) rows.push_back({k, short_number(v)});
+    for (const auto& [k, v] : point["metrics"].items()) rows.push_back({k, console_cell(k, v)});
     print_table(out, {"metric", "value"}, rows);
     for (const auto& [name, series] : point["series"].items()) {
       out << " series " << name << ":\n";
       std::vector<std::vector<std::string>> cells;
+      const auto columns = series["columns"].get<std::vector<std::string>>();
       for (const auto& row : series["rows"]) {
         std::vector<std::string> r;
-        for (const auto& v : row) r.push_back(short_number(v));
+        for (std::size_t c = 0; c < row.size(); ++c)
+          r.push_back(console_cell(c < columns.size() ? columns[c] : "", row[c]));
         cells.push_back(r);
         if (cells.size() == 40) break;
       }
-      print_table(out, series["columns"].get<std::vector<std::string>>(), cells);
+      print_table(out, columns, cells);
       if (series["rows"].size() > 40)
         out << "  ... " << series["rows"].size() - 40 << " more rows in " << name << ".csv\n";
     }
@@ -178,6 +248,7 @@ void print_summary(std::ostream& out, const Json& results) {
   const std::size_t count = results.value("point_count", results["points"].size());
   if (count > results["points"].size())
     out << "\n... and " << count - results["points"].size() << " more points in results.json\n";
+  print_sweep_table(out, results["points"], count);
 }
 
 }  // namespace torsim

@@ -97,6 +97,31 @@ class Package(Scratch):
         subprocess.run([sys.executable, "-c", code], cwd=self.dir, env=env, check=True)
         self.assertGreater(os.path.getsize(self.path("mpi-latency.png")), 10000)
 
+    def test_plot_draws_a_sweep_and_refuses_what_is_not_one(self):
+        from harness import run
+        out = self.path("out")
+        torsim.run(self.write("s.json", SWEEP), out=out)
+        proc = run("plot", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stdout, f"wrote {out}.png\n")  # beside the run's directory, not in it
+        with open(out + ".png", "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        single = self.path("single")
+        torsim.run(self.write("t.json", dict(SWEEP, sweep={})), out=single)
+        proc = run("plot", single, "--out", self.path("single.png"))
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn(f"error: {single}/results.json: at /points: expected the results of a sweep", proc.stderr)
+        proc = run("plot", self.path("nothing"))
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("it holds no results.json", proc.stderr)
+        # Without matplotlib (a module that fails to import in its place): exit 2, and why.
+        os.makedirs(self.path("nompl", "matplotlib"))
+        self.write(os.path.join("nompl", "matplotlib", "__init__.py"), "raise ImportError('no matplotlib here')\n")
+        proc = run("plot", out, "--out", self.path("none.png"), env=dict(os.environ, PYTHONPATH=self.path("nompl")))
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("drawing needs python3 with matplotlib", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("none.png")) or os.path.exists(self.path("single.png")))
+
     def test_pip_install_editable(self):
         venv = self.path("venv")
         subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)

@@ -101,6 +101,18 @@ class Sweeps(Scratch):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("--progress soon: expected seconds between progress lines", bad.stderr)
 
+    def test_console_summary_sorts_points_by_value_and_prints_sizes_with_units(self):
+        scenario = self.write("sizes.json", {"machine": "hopper", "placement": {"node_list": [0, 2]},
+                                             "workload": {"name": "pingpong", "sizes": [8], "iterations": 2},
+                                             "sweep": {"machine.node.nic_latency": ["1us", "500ns", "700ns"]}})
+        proc = run("run", scenario, "--out", self.path("sizes"), "--set", "workload.sizes=[1048576]")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("1MiB", proc.stdout)
+        self.assertNotIn("1.04858e+06", proc.stdout)
+        summary = proc.stdout[proc.stdout.index("sweep summary: 3 points, by sweep value"):]
+        order = [summary.index(v) for v in ("500ns", "700ns", "1us")]
+        self.assertEqual(order, sorted(order), summary)
+
 
 # Random traffic: what each rank sends depends on the seed.
 RANDOM = {"machine": "hopper", "placement": {"nodes": 8},

@@ -1,0 +1,108 @@
+"""`torsim plot RESULTS_DIR [--out FILE]`: a sweep's series drawn in one PNG, one panel per series
+(each point of the sweep a curve, its second column against its first), or, for a sweep without
+series, one panel per metric against the sweep's points. The style is the validation plots'
+(validation/plot_report.py).
+
+Usage: python3 -m torsim.plot RESULTS_DIR OUT_PNG  (torsim plot runs it). Exit 2, with one line
+`error: FILE: at PATH: ...`, when RESULTS_DIR holds no sweep or matplotlib is missing.
+"""
+import json
+import os
+import sys
+
+MAX_PANELS = 6
+MAX_LEGEND = 12
+
+
+def fail(file, path, message):
+    sys.stderr.write(f"error: {file}: at {path}: {message}\n")
+    sys.exit(2)
+
+
+def load_sweep(results_dir):
+    path = os.path.join(results_dir, "results.json")
+    if not os.path.isfile(path):
+        fail(results_dir, "/", "expected the output directory of torsim run (it holds no results.json)")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(path, "/", f"expected results.json written by torsim run: {e}")
+    points = doc.get("points") if isinstance(doc, dict) else None
+    if not isinstance(points, list) or len(points) < 2 or not points[0].get("sweep"):
+        count = len(points) if isinstance(points, list) else 0
+        fail(path, "/points", f"expected the results of a sweep (2 points or more), got {count} point"
+             f"{'' if count == 1 else 's'}: a single run has nothing to compare")
+    return path, doc
+
+
+def label(point):
+    return ", ".join(f"{k}={json.dumps(v, separators=(',', ':')) if not isinstance(v, str) else v}"
+                     for k, v in point["sweep"].items())
+
+
+def wide(values):
+    positive = [v for v in values if isinstance(v, (int, float)) and v > 0]
+    return len(positive) == len(values) and positive and max(positive) / min(positive) >= 64
+
+
+def draw_series(ax, name, points):
+    columns = None
+    xs, ys = [], []
+    for p in points:
+        if name not in p["series"]:
+            continue
+        s = p["series"][name]
+        columns = s["columns"]
+        x = [row[0] for row in s["rows"]]
+        y = [row[1] for row in s["rows"]]
+        xs += x
+        ys += y
+        ax.plot(x, y, marker="o", markersize=3, label=label(p))
+    ax.set_title(name, fontsize=9)
+    ax.set_xlabel(columns[0])
+    ax.set_ylabel(columns[1] if len(columns) > 1 else "")
+    if wide(xs):
+        ax.set_xscale("log", base=2)
+    if wide(ys):
+        ax.set_yscale("log")
+
+
+def draw_metric(ax, name, points):
+    ax.plot(range(len(points)), [p["metrics"].get(name, float("nan")) for p in points], marker="o", markersize=3)
+    ax.set_xticks(range(len(points)))
+    ax.set_xticklabels([label(p) for p in points], rotation=30, ha="right", fontsize=6)
+    ax.set_ylabel(name)
+
+
+def main(argv):
+    if len(argv) != 3:
+        fail("command line", "plot", "expected RESULTS_DIR OUT_PNG")
+    results_dir, out = argv[1], argv[2]
+    path, doc = load_sweep(results_dir)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        fail("command line", "plot", "drawing needs python3 with matplotlib (scripts/setup.sh installs it)")
+    points = doc["points"]
+    series = sorted({name for p in points for name in p["series"]})
+    metrics = list(dict.fromkeys(name for p in points for name in p["metrics"]))
+    panels = [("series", n) for n in series] or [("metric", n) for n in metrics]
+    if not panels:
+        fail(path, "/points/0", "expected series or metrics to draw; the points have none")
+    panels = panels[:MAX_PANELS]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 1.2 + 2.9 * len(panels)), squeeze=False)
+    for ax, (kind, name) in zip(axes[:, 0], panels):
+        (draw_series if kind == "series" else draw_metric)(ax, name, points)
+        ax.grid(True, alpha=0.3)
+        if kind == "series" and len(points) <= MAX_LEGEND:
+            ax.legend(fontsize=8)
+    fig.suptitle(f"{doc['scenario']['name']}: {len(points)} points of {', '.join(points[0]['sweep'])}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110, metadata={"Software": None})
+
+
+if __name__ == "__main__":
+    main(sys.argv)
