@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/core/random.hpp"
+#include "topologies/memory_estimate.hpp"
 
 namespace torsim::topo {
 
@@ -385,6 +386,26 @@ std::vector<FatTreeLevel> explicit_levels(const ParamReader& r) {
   return levels;
 }
 
+std::int64_t node_count(const FatTreeShape& s) {
+  std::int64_t nodes = 1;
+  for (const auto& level : s.levels) nodes *= level.children;
+  return nodes;
+}
+
+// Directed links between switches, every rail: each switch of a level below the top has
+// `parents` parents over `links_per_parent` links each, one link each way. A level has
+// nodes / (nodes below one of its switches) groups of (switches above one leaf) switches.
+std::int64_t network_link_count(const FatTreeShape& s) {
+  const std::int64_t nodes = node_count(s);
+  std::int64_t below = 1, above = 1, links = 0;
+  for (std::size_t i = 0; i + 1 < s.levels.size(); ++i) {
+    below *= s.levels[i].children;
+    if (i > 0) above *= s.levels[i - 1].parents;
+    links += 2 * (nodes / below) * above * s.levels[i].parents * s.levels[i].links_per_parent;
+  }
+  return links * s.rails;
+}
+
 // Ports in use per switch against the crossbar's, and sizes the structures can hold.
 void check_shape(const ParamReader& r, const FatTreeShape& s) {
   std::int64_t nodes = 1;
@@ -430,6 +451,8 @@ std::unique_ptr<Topology> make_fat_tree(const ParamReader& r, const NodeLinks& n
   s.random_lid_order = r.choice<bool>("lid_order", {{"node", false}, {"random", true}});
   s.routing_seed = static_cast<std::uint64_t>(r.integer("routing_seed"));
   check_shape(r, s);
+  check_fits_in_memory("a fat tree of " + std::to_string(node_count(s)) + " nodes",
+                       network_link_count(s) + 2 * node_count(s) * (s.rails - 1), node_count(s), r.where());
   if (fat_tree_bisection(s, node_links) > INT64_MAX)
     r.where().fail(
         "the bisection bandwidth of this fat tree does not fit a 64-bit rate (9.2e18 B/s); use fewer "

@@ -11,7 +11,7 @@ namespace {
 
 std::string gibibytes(std::int64_t bytes) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(1LL << 30));
+  std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / static_cast<double>(1LL << 30));
   return text;
 }
 

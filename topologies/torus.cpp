@@ -1,12 +1,12 @@
 #include "topologies/torus.hpp"
 
-#include "topologies/memory_estimate.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <set>
+
+#include "topologies/memory_estimate.hpp"
 
 namespace torsim::topo {
 

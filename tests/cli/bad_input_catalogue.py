@@ -253,10 +253,15 @@ CASES = {
                                         "0": {"size": 4096}, "1": {"size": 4096}, "2": {"size": 4096}}}})),
     "machine-beyond-memory": case("a machine that does not fit in memory (a torus near the router limit died of "
                                   "bad_alloc), under ulimit -v 2 GiB", path="/machine/topology/dims",
-                                  expect="a torus of 2097152 routers needs about 6.3 GiB of memory to run (estimated: "
+                                  expect="a torus of 2097152 routers needs about 6.29 GiB of memory to run (estimated: "
                                   "400 B per network link, 800 B per node; 12582912 links, 2097152 nodes); the "
-                                  "address-space limit (ulimit -v) is 2.0 GiB: expected a machine that fits",
+                                  "address-space limit (ulimit -v) is 2.00 GiB: expected a machine that fits",
                                   special="test_machine_beyond_memory"),
+    "fat-tree-beyond-memory": case("a fat tree that does not fit in memory, under ulimit -v 512 MiB",
+                                   path="/machine/topology",
+                                   expect="a fat tree of 524288 nodes needs about 0.82 GiB of memory to run "
+                                   "(estimated: 400 B per network link, 800 B per node; 1048576 links, 524288 nodes)",
+                                   special="test_machine_beyond_memory"),
     "workload-needs-more-ranks": case("a workload that needs more ranks than the job has", path="/workload",
                                       expect="the workload needs at least 6 ranks; the job has 2",
                                       scenario=scenario(workload__peer=5)),

@@ -230,10 +230,15 @@ class BadInput(Scratch):
         cube = {"0": {"size": 128}, "1": {"size": 128}, "2": {"size": 128}}
         self.write("s.json", dict(PINGPONG, machine={"preset": "hopper", "topology": {"concentration": 1, "dims": cube}}))
 
-        def limit_address_space():
-            resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+        def limit_address_space(limit):
+            return lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         self.expect_rejected("machine-beyond-memory", ["run", "s.json", "--out", self.out],
-                             preexec_fn=limit_address_space)
+                             preexec_fn=limit_address_space(2 << 30))
+        # 1,024 leaves of 512 nodes under 512 spines (dmodk: no forwarding tables to count).
+        tree = {"leaves": 1024, "nodes_per_leaf": 512, "spines": 512, "switch_ports": 1024, "routing": "dmodk"}
+        self.write("s.json", dict(PINGPONG, machine={"preset": "qdr-cluster", "topology": tree}))
+        self.expect_rejected("fat-tree-beyond-memory", ["run", "s.json", "--out", self.out],
+                             preexec_fn=limit_address_space(512 << 20))
 
     def test_preset_chains(self):
         """A chain of 12 presets, each deriving from the next, is a machine (a depth limit of 8 called
