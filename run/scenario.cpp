@@ -241,6 +241,10 @@ std::size_t Scenario::point_count() const {
   std::size_t count = 1;
   for (const auto& [path, values] : sweep.items()) {
     check_sweep_path(path, where / path);
+    if (values.is_object() && !values.empty())
+      (where / path)
+          .fail("expected a list of values, got an object: a sweep's keys are dotted paths, such as \"" + path + "." +
+                values.begin().key() + "\": [...]");
     if (!values.is_array() || values.empty()) (where / path).fail("expected a non-empty list of values");
     count *= values.size();
     if (count > kMaxSweepPoints)

@@ -319,6 +319,11 @@ CASES = {
     "sweep-empty-path": case("a sweep key that is an empty path (it was blamed on --set)", path="/sweep/",
                              expect="expected a dotted path such as \"workload.sizes\" as a sweep key, got \"\"",
                              scenario=dict(PINGPONG, sweep={"": [1, 2]})),
+    "sweep-nested-object": case("a sweep key given as nested objects (it was \"expected a non-empty list\")",
+                                path="/sweep/placement",
+                                expect="expected a list of values, got an object: a sweep's keys are dotted paths, "
+                                "such as \"placement.nodes\": [...]",
+                                scenario=dict(PINGPONG, sweep={"placement": {"nodes": [16, 64]}})),
     "sweep-bad-point": case("a sweep value that is bad in one point only", path="/workload/iterations",
                             expect="out of range", scenario=scenario(sweep={"workload.iterations": [2, 0]})),
     # --- the command line
