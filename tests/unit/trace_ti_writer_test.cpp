@@ -126,6 +126,35 @@ TEST_CASE("the writer names the requests a wait completes by source, destination
   CHECK(sink.files["trace.txt"] == "trace.txt_files/rank-0.txt\ntrace.txt_files/rank-1.txt\n");
 }
 
+TEST_CASE("waits on requests of one source, destination and tag are written oldest first, or refused",
+          "[trace][ti][writer]") {
+  MemorySink sink;
+  TiWriter writer(sink, "trace.txt", 2, TiWriter::Layout::per_rank, Where("command line", "--record-mpi trace.txt"));
+  const Call first{.type = CallType::irecv, .peer = 1, .tag = 3, .bytes = 8, .request = 10};
+  const Call second{.type = CallType::irecv, .peer = 1, .tag = 3, .bytes = 8, .request = 11};
+  const Call other{.type = CallType::irecv, .peer = 1, .tag = 4, .bytes = 8, .request = 12};
+  for (const Call& c : {first, second, other}) writer.write(0, c);
+  // A waitall of some of them names each in creation order, whatever order the call lists them in.
+  Call waitall{.type = CallType::waitall};
+  const std::int64_t listed[] = {11, 10};
+  waitall.requests = listed;
+  writer.write(0, waitall);
+  writer.write(0, Call{.type = CallType::wait, .request = 12});
+  for (const Call& c : {first, second}) writer.write(0, c);
+  // The later of two pending requests waited first: a replay would complete the earlier one.
+  const auto later = test::input_error_of([&] { writer.write(0, Call{.type = CallType::wait, .request = 11}); });
+  CHECK(later.file() == "command line");
+  CHECK_THAT(later.message(),
+             Catch::Contains("rank 0's wait cannot be recorded") &&
+                 Catch::Contains("an earlier one with the same source (1), destination (0) and tag (3)"));
+  writer.write(0, Call{.type = CallType::wait, .request = 10});
+  writer.write(0, Call{.type = CallType::wait, .request = 11});
+  writer.finish();
+  CHECK(sink.files["trace.txt_files/rank-0.txt"] ==
+        "0 irecv 1 3 8\n0 irecv 1 3 8\n0 irecv 1 4 8\n0 wait 1 0 3\n0 wait 1 0 3\n0 wait 1 0 4\n"
+        "0 irecv 1 3 8\n0 irecv 1 3 8\n0 wait 1 0 3\n0 wait 1 0 3\n");
+}
+
 TEST_CASE("calls the format cannot hold are input errors", "[trace][ti][writer]") {
   MemorySink sink;
   TiWriter writer(sink, "trace.txt", 2, TiWriter::Layout::one_file, Where("command line", "--record-mpi trace.txt"));

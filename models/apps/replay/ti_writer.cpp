@@ -1,5 +1,6 @@
 #include "models/apps/replay/ti_writer.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 
@@ -29,7 +30,7 @@ TiWriter::TiWriter(TiSink& sink, std::string index_name, std::int32_t ranks, Lay
       datatypes_(std::move(datatypes)),
       buffer_bytes_(buffer_bytes),
       buffers_(layout == Layout::per_rank ? static_cast<std::size_t>(ranks) : 1),
-      requests_(static_cast<std::size_t>(ranks)) {}
+      pending_(static_cast<std::size_t>(ranks)) {}
 
 std::string TiWriter::rank_file(std::int32_t r) const {
   return std::filesystem::path(index_).filename().string() + "_files/rank-" + std::to_string(r) + ".txt";
@@ -93,31 +94,60 @@ std::string TiWriter::counts(std::span<const std::int64_t> values, std::int32_t 
   return text;
 }
 
-std::string TiWriter::wait_action(std::int32_t r, const char* name, std::int64_t request) {
-  auto& pending = requests_[static_cast<std::size_t>(r)];
-  const auto it = pending.find(request);
-  if (it == pending.end()) return "";
+void TiWriter::add_request(std::int32_t r, std::int64_t request, Request req) {
+  Pending& pending = pending_[static_cast<std::size_t>(r)];
+  if (const auto reused = pending.requests.find(request); reused != pending.requests.end()) {
+    // A handle used again before its wait: the earlier request is no longer waitable by it.
+    auto& orders = pending.by_key[reused->second.key()];
+    orders.erase(reused->second.order);
+    if (orders.empty()) pending.by_key.erase(reused->second.key());
+  }
+  req.order = pending.next_order++;
+  pending.by_key[req.key()].insert(req.order);
+  pending.requests[request] = req;
+}
+
+std::string TiWriter::wait_action(std::int32_t r, const Call& call, const char* name, std::int64_t request) {
+  Pending& pending = pending_[static_cast<std::size_t>(r)];
+  const auto it = pending.requests.find(request);
+  if (it == pending.requests.end()) return "";
   const Request req = it->second;
-  if (std::string_view(name) == "wait") pending.erase(it);
+  const auto same = pending.by_key.find(req.key());
+  if (*same->second.begin() != req.order)
+    cannot(r, call,
+           std::string(name) + " on a request while an earlier one with the same source (" + integer(req.src) +
+               "), destination (" + integer(req.dst) + ") and tag (" + integer(req.tag) +
+               ") is pending: the format names a request by those three only, and a replay would take the "
+               "earlier one");
+  if (std::string_view(name) == "wait") {
+    same->second.erase(req.order);
+    if (same->second.empty()) pending.by_key.erase(same);
+    pending.requests.erase(it);
+  }
   return std::string(name) + " " + integer(req.src) + " " + integer(req.dst) + " " + integer(req.tag);
 }
 
 // waitall completes every pending request: when the call's are all of them, one action; else
-// one wait each.
+// one wait each, oldest first (the order does not matter to a waitall, and the format's waits
+// take the oldest request).
 std::string TiWriter::waitall_action(std::int32_t r, const Call& call) {
-  auto& pending = requests_[static_cast<std::size_t>(r)];
-  bool all = call.requests.size() == pending.size();
-  for (std::int64_t id : call.requests) all = all && pending.contains(id);
+  Pending& pending = pending_[static_cast<std::size_t>(r)];
+  bool all = call.requests.size() == pending.requests.size();
+  for (std::int64_t id : call.requests) all = all && pending.requests.contains(id);
   if (all) {
-    pending.clear();
+    pending.requests.clear();
+    pending.by_key.clear();
     return "waitall";
   }
+  std::vector<std::pair<std::uint64_t, std::int64_t>> known;  // (order, request)
+  for (std::int64_t id : call.requests)
+    if (const auto it = pending.requests.find(id); it != pending.requests.end())
+      known.emplace_back(it->second.order, id);
+  std::sort(known.begin(), known.end());
   std::string lines;
-  for (std::size_t i = 0; i < call.requests.size(); ++i) {
-    const std::string wait = wait_action(r, "wait", call.requests[i]);
-    if (wait.empty()) continue;
+  for (const auto& [order, id] : known) {
     if (!lines.empty()) lines += "\n" + std::to_string(r) + " ";
-    lines += wait;
+    lines += wait_action(r, call, "wait", id);
   }
   return lines;
 }
@@ -147,15 +177,14 @@ std::string TiWriter::action(std::int32_t r, const Call& call) {
       if (call.tag < 0) cannot(r, call, "its tag is a wildcard");
       const bool receive = call.type == CallType::recv || call.type == CallType::irecv;
       if (call.request != kNone)
-        requests_[static_cast<std::size_t>(r)][call.request] = {receive ? call.peer : r, receive ? r : call.peer,
-                                                                call.tag};
+        add_request(r, call.request, {receive ? call.peer : r, receive ? r : call.peer, call.tag, 0});
       return std::string(call_type_name(call.type)) + " " + integer(call.peer) + " " + integer(call.tag) + " " +
              (receive && call.count == kNone && call.bytes == 0 ? "-1" : bytes);
     }
     case CallType::wait:
-      return wait_action(r, "wait", call.request);
+      return wait_action(r, call, "wait", call.request);
     case CallType::test:
-      return wait_action(r, "test", call.request);
+      return wait_action(r, call, "test", call.request);
     case CallType::waitall:
       return waitall_action(r, call);
     case CallType::sendrecv:

@@ -5,7 +5,10 @@
 // buffered and handed over in large pieces, so a recording of many ranks keeps no file open.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,7 +40,9 @@ class TiWriter {
 
   /// The action of one call of rank `r` (calls of a rank in order). A wait or test names its
   /// request's source, destination and tag, as SimGrid matches them: the writer remembers the
-  /// requests each rank's isend and irecv made.
+  /// requests each rank's isend and irecv made. The replay takes the oldest pending request of
+  /// those three, so a wait or test on a later one while an earlier one is pending cannot be
+  /// written (an InputError, rather than a trace that waits on another request).
   void write(std::int32_t r, const Call& call);
   /// Writes what is buffered and the index. Nothing may be written after.
   void finish();
@@ -48,11 +53,19 @@ class TiWriter {
  private:
   struct Request {
     std::int32_t src, dst, tag;
+    std::uint64_t order;  // when the rank made it: the format's waits go to the oldest
+    auto key() const { return std::array<std::int32_t, 3>{src, dst, tag}; }
+  };
+  struct Pending {
+    std::unordered_map<std::int64_t, Request> requests;
+    std::map<std::array<std::int32_t, 3>, std::set<std::uint64_t>> by_key;  // orders, oldest first
+    std::uint64_t next_order = 0;
   };
   void line(std::int32_t r, std::string_view text);
   void flush();
   std::string action(std::int32_t r, const Call& call);
-  std::string wait_action(std::int32_t r, const char* name, std::int64_t request);
+  void add_request(std::int32_t r, std::int64_t request, Request req);
+  std::string wait_action(std::int32_t r, const Call& call, const char* name, std::int64_t request);
   std::string waitall_action(std::int32_t r, const Call& call);
   std::string counts(std::span<const std::int64_t> counts, std::int32_t datatype, const Call& call) const;
   [[noreturn]] void cannot(std::int32_t r, const Call& call, const std::string& why) const;
@@ -66,7 +79,7 @@ class TiWriter {
   std::size_t buffer_bytes_;
   std::size_t buffered_ = 0;
   std::vector<std::string> buffers_;  // per rank (one_file: all in buffers_[0])
-  std::vector<std::unordered_map<std::int64_t, Request>> requests_;
+  std::vector<Pending> pending_;      // per rank
   bool finished_ = false;
 };
 
