@@ -27,13 +27,16 @@ const ParamTable kParams{"workload (name: collective)",
 class Collective final : public Workload {
  public:
   explicit Collective(const ParamReader& r)
-      : operation_(r.text("operation")), size_(r.size("size")), iterations_(r.integer("iterations")) {}
+      : operation_(r.choice<rt::CollectiveOp>("operation", {{"bcast", rt::CollectiveOp::bcast},
+                                                            {"allreduce", rt::CollectiveOp::allreduce},
+                                                            {"gather", rt::CollectiveOp::gather}})),
+        size_(r.size("size")),
+        iterations_(r.integer("iterations")) {}
 
   int minimum_ranks() const override { return 2; }
 
   void start(rt::MessagingLayer& layer) override {
-    const auto op = operation_ == "bcast" ? rt::CollectiveOp::bcast : rt::CollectiveOp::allreduce;
-    predicted_ = layer.collectives().predicted(op, layer.size(), size_);
+    predicted_ = layer.collectives().predicted(operation_, layer.size(), size_);
     spawn_all(layer, [this](Comm c) { return rank(c); });
   }
 
@@ -42,16 +45,16 @@ class Collective final : public Workload {
     out.metrics["per_operation_us"] = microseconds(last_done_) / static_cast<double>(iterations_);
     out.metrics["ranks_done"] = static_cast<double>(ranks_done_);
     if (predicted_) out.metrics["model_us"] = microseconds(*predicted_);
-    if (operation_ == "gather")
+    if (operation_ == rt::CollectiveOp::gather)
       out.metrics["gathered_MBps"] = megabytes_per_second(size_ * ranks_done_ * iterations_, last_done_);
   }
 
  private:
   Task<> rank(Comm c) {
     for (std::int64_t i = 0; i < iterations_; ++i) {
-      if (operation_ == "bcast")
+      if (operation_ == rt::CollectiveOp::bcast)
         co_await c.bcast(0, size_);
-      else if (operation_ == "gather")
+      else if (operation_ == rt::CollectiveOp::gather)
         co_await c.gather(0, size_);
       else
         co_await c.allreduce(size_);
@@ -60,7 +63,7 @@ class Collective final : public Workload {
     ++ranks_done_;
   }
 
-  std::string operation_;
+  rt::CollectiveOp operation_;
   Bytes size_;
   std::int64_t iterations_;
   Time last_done_ = 0;
