@@ -85,10 +85,10 @@ const CommandSpec& plot_command() {
       "RESULTS_DIR",
       1,
       1,
-      "draw a sweep's series",
-      "Draws the sweep whose results torsim run wrote into RESULTS_DIR as one PNG: a panel per series\n"
-      "(each point a curve), or for a sweep without series a panel per metric, in the style of the\n"
-      "validation plots. Needs python3 with matplotlib (scripts/setup.sh installs it).",
+      "draw a run's or a sweep's series",
+      "Draws the run whose results torsim run wrote into RESULTS_DIR as one PNG: a panel per series\n"
+      "(each sweep point a curve), or for a sweep without series a panel per metric, in the style of\n"
+      "the validation plots. Needs python3 with matplotlib (scripts/setup.sh installs it).",
       {{"--out", "FILE", "the PNG (default RESULTS_DIR.png, beside the directory)"}},
       command_plot};
   return spec;

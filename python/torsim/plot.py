@@ -1,10 +1,11 @@
-"""`torsim plot RESULTS_DIR [--out FILE]`: a sweep's series drawn in one PNG, one panel per series
-(each point of the sweep a curve, its second column against its first), or, for a sweep without
+"""`torsim plot RESULTS_DIR [--out FILE]`: a run's series drawn in one PNG, one panel per series
+(each point of a sweep a curve, its second column against its first), or, for a sweep without
 series, one panel per metric against the sweep's points. The style is the validation plots'
 (validation/plot_report.py).
 
 Usage: python3 -m torsim.plot RESULTS_DIR OUT_PNG  (torsim plot runs it). Exit 2, with one line
-`error: FILE: at PATH: ...`, when RESULTS_DIR holds no sweep or matplotlib is missing.
+`error: FILE: at PATH: ...`, when RESULTS_DIR holds neither a sweep nor a run with series, or
+matplotlib is missing.
 """
 import json
 import os
@@ -29,14 +30,18 @@ def load_sweep(results_dir):
     except (OSError, ValueError) as e:
         fail(path, "/", f"expected results.json written by torsim run: {e}")
     points = doc.get("points") if isinstance(doc, dict) else None
-    if not isinstance(points, list) or len(points) < 2 or not points[0].get("sweep"):
-        count = len(points) if isinstance(points, list) else 0
-        fail(path, "/points", f"expected the results of a sweep (2 points or more), got {count} point"
-             f"{'' if count == 1 else 's'}: a single run has nothing to compare")
+    count = len(points) if isinstance(points, list) else 0
+    if count == 1 and points[0].get("series"):
+        return path, doc  # a single run's curves
+    if count < 2 or not points[0].get("sweep"):
+        fail(path, "/points", f"expected a sweep (2 points or more) or a run with series, got {count} point"
+             f"{'' if count == 1 else 's'} and no series: nothing to draw")
     return path, doc
 
 
 def label(point):
+    if not point.get("sweep"):
+        return None
     return ", ".join(f"{k}={json.dumps(v, separators=(',', ':')) if not isinstance(v, str) else v}"
                      for k, v in point["sweep"].items())
 
@@ -97,9 +102,11 @@ def main(argv):
     for ax, (kind, name) in zip(axes[:, 0], panels):
         (draw_series if kind == "series" else draw_metric)(ax, name, points)
         ax.grid(True, alpha=0.3)
-        if kind == "series" and len(points) <= MAX_LEGEND:
+        if kind == "series" and 1 < len(points) <= MAX_LEGEND:
             ax.legend(fontsize=8)
-    fig.suptitle(f"{doc['scenario']['name']}: {len(points)} points of {', '.join(points[0]['sweep'])}", fontsize=9)
+    sweep = points[0].get("sweep")
+    title = f"{len(points)} points of {', '.join(sweep)}" if sweep else "one run"
+    fig.suptitle(f"{doc['scenario']['name']}: {title}", fontsize=9)
     fig.tight_layout()
     fig.savefig(out, dpi=110, metadata={"Software": None})
 

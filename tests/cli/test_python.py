@@ -97,7 +97,7 @@ class Package(Scratch):
         subprocess.run([sys.executable, "-c", code], cwd=self.dir, env=env, check=True)
         self.assertGreater(os.path.getsize(self.path("mpi-latency.png")), 10000)
 
-    def test_plot_draws_a_sweep_and_refuses_what_is_not_one(self):
+    def test_plot_draws_a_sweep_or_a_run_and_refuses_what_has_no_curves(self):
         from harness import run
         out = self.path("out")
         torsim.run(self.write("s.json", SWEEP), out=out)
@@ -108,9 +108,19 @@ class Package(Scratch):
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
         single = self.path("single")
         torsim.run(self.write("t.json", dict(SWEEP, sweep={})), out=single)
-        proc = run("plot", single, "--out", self.path("single.png"))
+        proc = run("plot", single, "--out", self.path("single.png"))  # one run: its series
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(self.path("single.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        os.remove(self.path("single.png"))
+        bare = self.path("bare")  # one run with metrics only: nothing to draw curves of
+        os.makedirs(bare)
+        self.write(os.path.join("bare", "results.json"),
+                   json.dumps({"scenario": {"name": "x"}, "points": [{"metrics": {"a": 1}, "series": {}}]}))
+        proc = run("plot", bare, "--out", self.path("bare.png"))
         self.assertEqual(proc.returncode, 2)
-        self.assertIn(f"error: {single}/results.json: at /points: expected the results of a sweep", proc.stderr)
+        self.assertIn(f"error: {bare}/results.json: at /points: expected a sweep (2 points or more) or a run "
+                      "with series", proc.stderr)
         proc = run("plot", self.path("nothing"))
         self.assertEqual(proc.returncode, 2)
         self.assertIn("it holds no results.json", proc.stderr)
@@ -120,7 +130,7 @@ class Package(Scratch):
         proc = run("plot", out, "--out", self.path("none.png"), env=dict(os.environ, PYTHONPATH=self.path("nompl")))
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("drawing needs python3 with matplotlib", proc.stderr)
-        self.assertFalse(os.path.exists(self.path("none.png")) or os.path.exists(self.path("single.png")))
+        self.assertFalse(os.path.exists(self.path("none.png")) or os.path.exists(self.path("bare.png")))
 
     def test_pip_install_editable(self):
         venv = self.path("venv")
