@@ -49,6 +49,12 @@ std::string default_report(const Options& o, const std::string& project_registry
 // Full scale: always (the statuses recorded carry it); reduced scale: with --sensitivity.
 bool robustness_wanted(const Options& o) { return o.sensitivity || (!o.quick && !o.no_sensitivity); }
 
+// A claim whose full-scale robustness costs hours is computed when --only names it, not in a
+// run of the whole registry (the report says so, and why).
+bool on_request(const ClaimSpec& c, const Options& o) {
+  return !o.quick && o.only.empty() && !c.sensitivity.on_request.empty();
+}
+
 void refuse_recording_a_what_if(const Options& o) {
   if (o.what_if.empty()) return;
   if (!o.record_status.empty())
@@ -123,7 +129,7 @@ int command_validate(const Args& args) {
   for (const auto* claim : select(claims, o.only)) {
     const Where where = Where(o.registry) / "claims" / static_cast<std::size_t>(claim - claims.data());
     results.push_back(run_claim(*claim, where, cache, settings(o)));
-    if (robustness_wanted(o)) add_robustness(results.back(), where, cache, settings(o));
+    if (robustness_wanted(o) && !on_request(*claim, o)) add_robustness(results.back(), where, cache, settings(o));
   }
   print_table(results);
   print_sensitivity(results);

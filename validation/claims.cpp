@@ -44,6 +44,10 @@ constexpr ParamSpec kSensitivitySpecs[] = {
     {"set", ParamKind::text_list, "[]", "", "", "", "--set overrides for the sensitivity runs", "-"},
     {"note", ParamKind::text, "", "", "", "",
      "what the report says about the runs (what 'set' changes, which points run)", "-"},
+    {"on_request", ParamKind::text, "", "", "", "",
+     "non-empty: why a full run of the whole registry does not compute this claim's full-scale robustness (what its "
+     "variants would cost); `validate --only` naming the claim computes it",
+     "-"},
 };
 constexpr ParamSpec kPaperSpecs[] = {
     {"title", ParamKind::text, kRequired, "", "", "", "title", "-"},
@@ -194,7 +198,8 @@ ClaimSpec parse_claim(const ParamReader& r) {
   c.breakdown.series = breakdown.text("series");
   for (const auto x : breakdown.integers("at")) c.breakdown.at.push_back(static_cast<double>(x));
   const ParamReader sensitivity(r.nested("sensitivity"), r.where("sensitivity"), kSensitivityParams);
-  c.sensitivity = {sensitivity.texts("parameters"), sensitivity.texts("set"), sensitivity.text("note")};
+  c.sensitivity = {sensitivity.texts("parameters"), sensitivity.texts("set"), sensitivity.text("note"),
+                   sensitivity.text("on_request")};
   if (c.not_modelled.empty())
     for (std::size_t i = 0; i < c.checks.size(); ++i)
       for (const auto* name : {&c.checks[i].baseline, &c.checks[i].improved})

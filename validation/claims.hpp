@@ -60,6 +60,7 @@ struct SensitivitySpec {
   std::vector<std::string> parameters;
   std::vector<std::string> set;  // --set overrides for the sensitivity runs
   std::string note;              // what the report says about the runs
+  std::string on_request;        // non-empty: why a full run of the registry skips its full-scale robustness
 };
 
 struct ClaimSpec {

@@ -277,6 +277,9 @@ std::string verdicts_text(const ClaimSpec& c, const std::vector<Verdict>& verdic
 // A claim whose robustness this run did not compute says how to compute it.
 std::string robustness_missing(const ClaimResult& r) {
   if (r.status == Status::not_yet_modelled) return "";
+  if (robustness_on_request(r))
+    return "\nRobustness: on request, not computed in a run of the whole registry: " + r.claim->sensitivity.on_request +
+           ". `torsim validate --only " + r.claim->id + "` computes it.\n";
   return "\nRobustness: not computed in this report; a full-scale run computes it, and `torsim validate --quick "
          "--only " +
          r.claim->id + " --sensitivity` at this scale.\n";
@@ -403,7 +406,8 @@ std::string report_markdown(const std::vector<ClaimResult>& results, const RunSe
     << "assumption, and each its registry entry lists, at 0.5x and 2x of its value — how many keep the status; a "
     << "status reads (robust) when all do, (fragile: the parameters that change it) otherwise, names a network model "
     << "on which it differs, and says \"holds by construction\" where its sign follows from how the layers are "
-    << "composed.\n\n"
+    << "composed. \"On request\": a claim whose full-scale variants would take hours of CPU is not varied in a run "
+    << "of the whole registry (its section says why); `torsim validate --only` naming it computes its robustness.\n\n"
     << what_if_note(run) << "| claim | paper | simulated | tolerance | robust | status |\n|---|---|---|---|---|---|\n";
   for (const auto& r : results)
     s << "| " << r.claim->id << " | " << r.claim->paper_value << " | " << joined(r, check_simulated) << " | "

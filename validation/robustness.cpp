@@ -265,6 +265,10 @@ std::string names(const std::vector<std::string>& list, std::size_t most) {
 
 }  // namespace
 
+bool robustness_on_request(const ClaimResult& r) {
+  return !r.robustness.computed && !r.quick && !r.claim->sensitivity.on_request.empty();
+}
+
 std::string robust_label(const ClaimResult& r) {
   std::string label(status_name(r.status));
   const Robustness& robust = r.robustness;
@@ -274,6 +278,8 @@ std::string robust_label(const ClaimResult& r) {
     notes.push_back(flips.empty() ? "robust" : "fragile: " + names(flips, 4));
     for (const ModelStatus* m : robust.differing_models(r.status))
       notes.push_back(std::string(status_name(m->status)) + " on " + m->model);
+  } else if (robustness_on_request(r)) {
+    notes.push_back("robustness on request");
   }
   if (!r.claim->by_construction.empty() && r.status == Status::reproduced) notes.push_back("holds by construction");
   if (!r.what_if.empty()) notes.push_back("what-if");
@@ -284,7 +290,7 @@ std::string robust_label(const ClaimResult& r) {
 
 std::string robust_column(const ClaimResult& r) {
   const Robustness& robust = r.robustness;
-  if (!robust.computed) return "-";
+  if (!robust.computed) return robustness_on_request(r) ? "on request" : "-";
   return std::to_string(robust.kept_variants(r.status)) + " of " + std::to_string(robust.moving_variants());
 }
 

@@ -18,6 +18,10 @@ void add_robustness(ClaimResult& r, const Where& where, PointCache& cache, const
 /// construction" where the registry says so; plain when the robustness was not computed.
 std::string robust_label(const ClaimResult& r);
 
+/// A full-scale result whose robustness was left to a run that names the claim (its registry's
+/// sensitivity.on_request).
+bool robustness_on_request(const ClaimResult& r);
+
 /// "k of n": of the n variants that move a result, the k that keep the status; "-" when not
 /// computed.
 std::string robust_column(const ClaimResult& r);

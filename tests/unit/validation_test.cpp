@@ -341,6 +341,26 @@ TEST_CASE("every full-scale run computes the robustness; a reduced-scale one wit
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a claim whose full-scale robustness is on request gets it when named, and says why when not",
+          "[validation][sensitivity]") {
+  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-on-request";
+  const auto report = (dir / "report").string();
+  const auto registry = sensitivity_registry(dir, R"(, "on_request": "hours of CPU")").string();
+  REQUIRE(validate({"--registry", registry, "--report", report, "--no-plots"}) == 0);
+  const Json skipped = read_json_file(report + "/validation.json")["claims"][0];
+  CHECK_FALSE(skipped.contains("robustness"));
+  CHECK(skipped["label"] == "reproduced (robustness on request)");
+  CHECK_THAT(read_text(dir / "report" / "README.md"),
+             Catch::Contains("| on request | reproduced (robustness on request) |") &&
+                 Catch::Contains("Robustness: on request, not computed in a run of the whole registry: hours of "
+                                 "CPU. `torsim validate --only T1` computes it."));
+  REQUIRE(validate({"--registry", registry, "--report", report, "--no-plots", "--only", "T1"}) == 0);
+  const Json named = read_json_file(report + "/validation.json")["claims"][0];
+  CHECK(named.contains("robustness"));
+  CHECK_THAT(named["label"].get<std::string>(), Catch::StartsWith("reproduced (fragile: "));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a sensitivity parameter missing from the machine is an error naming the registry entry",
           "[validation][sensitivity]") {
   const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-bad";
