@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "sim/config/registry.hpp"
 #include "topologies/fat_tree.hpp"
 #include "topologies/switched.hpp"
 #include "topologies/torus.hpp"
@@ -40,23 +41,16 @@ const std::vector<TopologyEntry>& topology_types() {
 }
 
 std::unique_ptr<Topology> make_topology(const Json& spec, const Where& where, const NodeLinks& node_links) {
-  std::vector<std::string_view> names;
   std::string valid;
-  for (const auto& f : factories()) {
-    names.push_back(f.entry.type);
-    valid += (valid.empty() ? "" : ", ") + std::string(f.entry.type);
-  }
+  for (const auto& f : factories()) valid += (valid.empty() ? "" : ", ") + std::string(f.entry.type);
   if (!spec.is_object())
     where.fail("expected a topology object such as {\"type\": \"torus\", ...}, got " + preview(spec));
   if (!spec.contains("type")) where.fail("missing required key 'type'; valid values are: " + valid);
   if (!spec["type"].is_string()) (where / "type").fail("expected one of " + valid + ", got " + preview(spec["type"]));
   const auto type = spec["type"].get<std::string>();
-  for (const auto& f : factories())
-    if (f.entry.type == type) return f.make(ParamReader(spec, where, *f.entry.params), node_links);
-  const std::string hint = closest_name(type, names);
-  (where / "type")
-      .fail("unknown topology type '" + type + "'; valid values are: " + valid +
-            (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  const Factory& factory =
+      find_entry(factories(), type, "topology type", where / "type", [](const Factory& f) { return f.entry.type; });
+  return factory.make(ParamReader(spec, where, *factory.entry.params), node_links);
 }
 
 }  // namespace torsim::topo

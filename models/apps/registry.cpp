@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "models/apps/micro.hpp"
+#include "sim/config/registry.hpp"
 
 namespace torsim::apps {
 
@@ -22,12 +23,8 @@ std::unique_ptr<Workload> make_workload(const Json& spec, const Where& where) {
   if (!spec.is_object()) where.fail("expected an object such as {\"name\": \"pingpong\"}, got " + preview(spec));
   if (!spec.contains("name") || !spec["name"].is_string()) where.fail("expected a workload \"name\" string");
   const auto name = spec["name"].get<std::string>();
-  std::string valid;
-  for (const auto& e : workloads()) {
-    if (e.name == name) return e.make(ParamReader(spec, where, *e.params));
-    valid += (valid.empty() ? "" : ", ") + std::string(e.name);
-  }
-  (where / "name").fail("unknown workload '" + name + "'; valid values are: " + valid);
+  const auto& entry = find_entry(workloads(), name, "workload", where / "name");
+  return entry.make(ParamReader(spec, where, *entry.params));
 }
 
 }  // namespace torsim::apps

@@ -5,6 +5,7 @@
 #include "models/network/link_timeline.hpp"
 #include "models/network/packet.hpp"
 #include "models/network/simgrid.hpp"
+#include "sim/config/registry.hpp"
 
 namespace torsim::net {
 
@@ -64,12 +65,8 @@ std::unique_ptr<NetworkModel> make_network_model(const Json& spec, const Where& 
   if (spec.contains("model") && !spec["model"].is_string())
     (where / "model").fail("expected a model name string, got " + preview(spec["model"]));
   const std::string model = spec.value("model", std::string("packet"));
-  std::string valid;
-  for (const auto& e : network_models()) {
-    if (e.name == model) return e.make(ParamReader(spec, where, *e.params), kernel, machine);
-    valid += (valid.empty() ? "" : ", ") + std::string(e.name);
-  }
-  (where / "model").fail("unknown network model '" + model + "'; valid values are: " + valid);
+  const auto& entry = find_entry(network_models(), model, "network model", where / "model");
+  return entry.make(ParamReader(spec, where, *entry.params), kernel, machine);
 }
 
 }  // namespace torsim::net

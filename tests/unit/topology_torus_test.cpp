@@ -483,9 +483,9 @@ TEST_CASE("misspelt keys and unknown topology types are rejected with a suggesti
     expect_rejected(spec, "/machine/topology/concentraton", "did you mean 'concentration'");
   }
   SECTION("unknown or missing topology type") {
-    expect_rejected({{"type", "tours"}}, "/machine/topology/type",
-                    "unknown topology type 'tours'; valid values are: torus, mesh, fat_tree, crossbar");
-    expect_rejected({{"type", "tours"}}, "/machine/topology/type", "did you mean 'torus'");
+    expect_rejected(
+        {{"type", "tours"}}, "/machine/topology/type",
+        "unknown topology type 'tours' (did you mean 'torus'?); valid values are: torus, mesh, fat_tree, crossbar");
     expect_rejected({{"dims", Json::array()}}, "/machine/topology",
                     "valid values are: torus, mesh, fat_tree, crossbar");
     expect_rejected({{"type", 3}}, "/machine/topology/type", "expected one of torus, mesh, fat_tree, crossbar");
