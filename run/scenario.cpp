@@ -243,8 +243,10 @@ std::size_t Scenario::point_count() const {
     check_sweep_path(path, where / path);
     if (values.is_object() && !values.empty())
       (where / path)
-          .fail("expected a list of values, got an object: a sweep's keys are dotted paths, such as \"" + path + "." +
-                values.begin().key() + "\": [...]");
+          .fail(
+              "expected a list of values, got an object: a sweep lists its values (it has no ranges), and its keys "
+              "are dotted paths (\"" +
+              path + "." + values.begin().key() + "\": [...] for a nested key)");
     if (!values.is_array() || values.empty()) (where / path).fail("expected a non-empty list of values");
     count *= values.size();
     if (count > kMaxSweepPoints)

@@ -321,8 +321,8 @@ CASES = {
                              scenario=dict(PINGPONG, sweep={"": [1, 2]})),
     "sweep-nested-object": case("a sweep key given as nested objects (it was \"expected a non-empty list\")",
                                 path="/sweep/placement",
-                                expect="expected a list of values, got an object: a sweep's keys are dotted paths, "
-                                "such as \"placement.nodes\": [...]",
+                                expect="expected a list of values, got an object: a sweep lists its values (it has "
+                                "no ranges), and its keys are dotted paths (\"placement.nodes\": [...] for a nested key)",
                                 scenario=dict(PINGPONG, sweep={"placement": {"nodes": [16, 64]}})),
     "sweep-bad-point": case("a sweep value that is bad in one point only", path="/workload/iterations",
                             expect="out of range", scenario=scenario(sweep={"workload.iterations": [2, 0]})),
