@@ -38,6 +38,15 @@ constexpr ParamSpec kCharmUgniSpecs[] = {
      "[C-code] same"},
 };
 
+// Charm++ has no one-sided operations: a put or a get is a message of its size, and an
+// acknowledgement back; both machine layers do so.
+Task<> message_and_ack(MessagingLayer& layer, Rank self, Rank target, Bytes size) {
+  const Tag tag = layer.next_collective_tag(self);
+  Request ack = layer.irecv(self, target, tag);
+  co_await co_await layer.isend(self, target, size, tag, 0);
+  co_await ack;
+}
+
 }  // namespace
 
 const ParamTable kCharmParams{"machine.runtimes.charm", "Charm++ costs shared by its machine layers.", kCharmSpecs};
@@ -105,15 +114,9 @@ Task<> CharmMpiLayer::received(Message m) {
   deliver_am(m.active_message ? m.handler : two_sided_, m.envelope);
 }
 
-// Charm++ has no one-sided operations: a message, and an acknowledgement back.
-Task<> CharmMpiLayer::put(Rank self, Rank target, Bytes size) {
-  const Tag tag = next_collective_tag(self);
-  Request ack = irecv(self, target, tag);
-  co_await co_await isend(self, target, size, tag, 0);
-  co_await ack;
-}
+Task<> CharmMpiLayer::put(Rank self, Rank target, Bytes size) { return message_and_ack(*this, self, target, size); }
 
-Task<> CharmMpiLayer::get(Rank self, Rank target, Bytes size) { co_await put(self, target, size); }
+Task<> CharmMpiLayer::get(Rank self, Rank target, Bytes size) { return message_and_ack(*this, self, target, size); }
 
 // ---- Charm++ over uGNI
 
@@ -222,14 +225,9 @@ Task<> CharmUgniLayer::segment(Rank dst, Rank src, Bytes bytes, std::int64_t& in
   waiting.wake_one(kernel());
 }
 
-Task<> CharmUgniLayer::put(Rank self, Rank target, Bytes size) {
-  const Tag tag = next_collective_tag(self);
-  Request ack = irecv(self, target, tag);
-  co_await co_await isend(self, target, size, tag, 0);
-  co_await ack;
-}
+Task<> CharmUgniLayer::put(Rank self, Rank target, Bytes size) { return message_and_ack(*this, self, target, size); }
 
-Task<> CharmUgniLayer::get(Rank self, Rank target, Bytes size) { co_await put(self, target, size); }
+Task<> CharmUgniLayer::get(Rank self, Rank target, Bytes size) { return message_and_ack(*this, self, target, size); }
 
 // ---- Factories: Charm++'s shared costs, MPI's and the NIC's come from the machine preset.
 
