@@ -3,9 +3,12 @@
 // source learns of each arrival, like a credit-based flow control); arrivals are counted by
 // an active-message handler that costs no simulated time. Reports completion time, aggregate and
 // per-source throughput, and message latency. With an `offered_rate`, sources are open-loop:
-// message k of a rank is created at phase + k * size / rate (a random phase per rank) and sent
-// when the rank gets to it; latency then counts from creation, and the accepted throughput is
-// measured over the middle half of the creation span. "latency_map" instead measures, one
+// messages are created at that mean rate, periodically (message k of a rank at phase + k x
+// size / rate, a random phase per rank), as a Bernoulli process (a message per slot with
+// probability slot x rate / size) or as a Poisson process, and each is sent when the rank gets
+// to it; latency then counts from creation, and the accepted throughput is measured over the
+// middle half of the expected creation span. uniform_random never sends to the source's own
+// rank (BookSim's uniform traffic does, 1/n of its packets). "latency_map" instead measures, one
 // message at a time on a quiet network, the one-way latency from rank 0 to every other rank.
 #include <algorithm>
 
@@ -38,6 +41,15 @@ constexpr ParamSpec kSpecs[] = {
      "-"},
     {"hot_fraction", ParamKind::number, "0.1", "", "0", "1", "hot_spot: share of each rank's messages sent to rank 0",
      "-"},
+    {"arrivals", ParamKind::choice, "periodic", "", "", "",
+     "open loop (with offered_rate): periodic: one message "
+     "every size / offered_rate, from a random phase; bernoulli: in each slot a message with probability "
+     "slot x offered_rate / size; poisson: exponential gaps of mean size / offered_rate",
+     "-", "periodic|bernoulli|poisson"},
+    {"slot", ParamKind::time, kUnset, "ns", "1ps", "1s",
+     "arrivals bernoulli: the slot (default: one message's wire time at the node's injection bandwidth); at most the "
+     "mean gap size / offered_rate",
+     "-"},
 };
 const ParamTable kParams{"workload (name: traffic)", "Synthetic traffic patterns.", kSpecs};
 
@@ -68,12 +80,22 @@ class Traffic final : public Workload {
         window_(r.integer("window")),
         distance_(r.integer("distance")),
         offered_rate_(r.has("offered_rate") ? r.rate("offered_rate") : 0),
-        hot_ppm_(static_cast<std::uint64_t>(r.number("hot_fraction") * 1e6 + 0.5)) {}
+        hot_ppm_(static_cast<std::uint64_t>(r.number("hot_fraction") * 1e6 + 0.5)),
+        arrivals_(r.text("arrivals")),
+        slot_(r.has("slot") ? r.time("slot") : 0) {
+    if (arrivals_ != "periodic" && !offered_rate_)
+      r.where("arrivals").fail("random arrivals (" + arrivals_ + ") need an offered_rate (open loop)");
+    if (r.has("slot") && arrivals_ != "bernoulli") r.where("slot").fail("a slot is read only with arrivals bernoulli");
+  }
 
   int minimum_ranks() const override { return 2; }
 
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
+    if (slot_ > 0 && slot_ > transfer_time(size_, offered_rate_))
+      (where / "slot")
+          .fail("the slot (" + format_time(slot_) + ") exceeds the mean gap between messages (" +
+                format_time(transfer_time(size_, offered_rate_)) + "): a slot holds one message at most");
     const int n = job.size();
     if (pattern_ == "bit_complement" && (n & (n - 1)) != 0)
       (where / "pattern").fail("bit_complement needs a power-of-two number of ranks; the job has " + std::to_string(n));
@@ -86,6 +108,9 @@ class Traffic final : public Workload {
 
   void start(rt::MessagingLayer& layer) override {
     job_ = &layer.job();
+    if (arrivals_ == "bernoulli" && slot_ == 0)
+      slot_ = std::max<Time>(
+          1, transfer_time(job_->machine.packet.wire_bytes(size_), job_->machine.node.injection_bandwidth));
     const auto n = static_cast<std::size_t>(layer.size());
     first_send_.assign(n, kNever);
     sources_.assign(n, Source{});
@@ -215,13 +240,13 @@ class Traffic final : public Workload {
       first_send_[me] = c.now();
       sender.next_destination = destination(0, fixed, rng, c);
     }
-    // Open loop: message k is created at phase + k * period, whatever the network does.
+    // Open loop: messages are created at their arrival times, whatever the network does.
     const Time period = offered_rate_ > 0 ? std::max<Time>(1, transfer_time(size_, offered_rate_)) : 0;
-    Rng phases = job_->rng(2000 + me);
-    const Time phase = period > 0 ? static_cast<Time>(phases.below(static_cast<std::uint64_t>(period))) : 0;
+    Rng arrivals = job_->rng(2000 + me);
+    Time created = period > 0 ? first_arrival(arrivals, period) : 0;
     for (std::int64_t k = 0; k < total; ++k) {
       while (sender.in_flight >= window_) co_await Credit{source, sender};
-      const Time created = phase + k * period;
+      if (k > 0 && period > 0) created = next_arrival(arrivals, period, created);
       if (period > 0 && created > c.now()) co_await c.kernel().sleep(created - c.now());
       const Rank dst = sender.next_destination;
       // Drawn one message ahead (the same draws, in the same order), for the hints.
@@ -232,6 +257,21 @@ class Traffic final : public Workload {
       rt::Request sent = co_await c.am_isend(dst, handler_, size_, static_cast<std::uint64_t>(stamp));
       co_await Completion{sent, sender};
     }
+  }
+
+  // The first message's creation: a random phase within the period (periodic), or the first
+  // arrival of the process.
+  Time first_arrival(Rng& rng, Time period) const {
+    if (arrivals_ == "periodic") return static_cast<Time>(rng.below(static_cast<std::uint64_t>(period)));
+    return next_arrival(rng, period, 0);
+  }
+  Time next_arrival(Rng& rng, Time period, Time previous) const {
+    if (arrivals_ == "poisson") return previous + rng.exponential(period);
+    if (arrivals_ == "bernoulli")
+      return previous +
+             static_cast<Time>(rng.geometric(static_cast<std::uint64_t>(slot_), static_cast<std::uint64_t>(period))) *
+                 slot_;
+    return previous + period;
   }
 
   // The k-th message's destination: a random other rank (rank 0 with probability hot_fraction
@@ -350,7 +390,9 @@ class Traffic final : public Workload {
   Bytes size_;
   std::int64_t messages_, window_, distance_;
   Rate offered_rate_;
-  std::uint64_t hot_ppm_;                   // hot_fraction in millionths
+  std::uint64_t hot_ppm_;  // hot_fraction in millionths
+  std::string arrivals_;
+  Time slot_;                               // bernoulli arrivals: the slot (0 until start() sets the default)
   Time window_start_ = 0, window_end_ = 0;  // open loop: where the accepted throughput is measured
   Bytes window_bytes_ = 0;
   std::uint64_t background_delivered_ = 0;  // hot_spot: messages to ranks other than 0

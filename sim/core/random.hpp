@@ -3,6 +3,7 @@
 // gives the same numbers on any machine and compiler.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -17,6 +18,26 @@ constexpr std::uint64_t splitmix64(std::uint64_t& state) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+
+/// log2(x) in fixed point with 32 fraction bits, for x >= 1, by integer arithmetic only (the
+/// integer part from the leading bit, each fraction bit from squaring the mantissa), so that
+/// the distributions below give the same draws on every machine.
+constexpr std::int64_t log2_q32(std::uint64_t x) {
+  int whole = 63;
+  while (!(x >> whole)) --whole;
+  std::uint64_t mantissa = x << (63 - whole);  // in [1, 2) with 63 fraction bits
+  std::int64_t result = static_cast<std::int64_t>(whole) << 32;
+  for (int bit = 31; bit >= 0; --bit) {
+    const UInt128 square = static_cast<UInt128>(mantissa) * mantissa;  // [1, 4) with 126 fraction bits
+    if (square >> 127) {
+      mantissa = static_cast<std::uint64_t>(square >> 64);
+      result |= std::int64_t{1} << bit;
+    } else {
+      mantissa = static_cast<std::uint64_t>(square >> 63);
+    }
+  }
+  return result;
 }
 
 /// xoshiro256** (Blackman and Vigna, 2018).
@@ -61,6 +82,26 @@ class Rng {
 
   /// Uniform double in [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+  /// An exponentially distributed time of the given mean (the gaps of a Poisson process):
+  /// mean x ln(1/U) for U uniform in (0, 1], the logarithm in fixed point.
+  Time exponential(Time mean) {
+    const std::uint64_t u = (next() >> 11) + 1;                                            // U x 2^53, in [1, 2^53]
+    const auto minus_log2 = static_cast<UInt128>((std::int64_t{53} << 32) - log2_q32(u));  // log2(1/U), Q32
+    constexpr UInt128 kLn2 = 2977044472;                                                   // ln 2 x 2^32
+    return static_cast<Time>(static_cast<UInt128>(mean) * minus_log2 * kLn2 >> 64);
+  }
+
+  /// Trials up to and including the first success, each a success with probability
+  /// `num` / `den` (0 < num <= den): the slots between arrivals of a Bernoulli process,
+  /// 1 + floor(ln U / ln(1 - p)) with both logarithms in fixed point.
+  std::uint64_t geometric(std::uint64_t num, std::uint64_t den) {
+    if (num >= den) return 1;
+    const std::uint64_t u = (next() >> 11) + 1;
+    const std::int64_t minus_log_u = (std::int64_t{53} << 32) - log2_q32(u);
+    const std::int64_t minus_log_fail = log2_q32(den) - log2_q32(den - num);  // log2(1 / (1 - p))
+    return 1 + static_cast<std::uint64_t>(minus_log_u / std::max<std::int64_t>(1, minus_log_fail));
+  }
 
   /// Fisher-Yates shuffle driven by below().
   template <class T>

@@ -57,3 +57,46 @@ TEST_CASE("shuffle permutes deterministically", "[random]") {
   CHECK(sorted == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   CHECK(a != sorted);
 }
+
+TEST_CASE("log2_q32 is exact at powers of two and close elsewhere", "[random]") {
+  CHECK(log2_q32(1) == 0);
+  CHECK(log2_q32(1024) == std::int64_t{10} << 32);
+  CHECK(static_cast<double>(log2_q32(3)) / 4294967296.0 == Approx(1.5849625007).epsilon(1e-9));
+  CHECK(static_cast<double>(log2_q32(UINT64_MAX)) / 4294967296.0 == Approx(64.0).epsilon(1e-9));
+}
+
+TEST_CASE("exponential gaps have their mean, and the memoryless tail", "[random]") {
+  Rng r(11);
+  const Time mean = 1000000;  // 1 us
+  const int n = 200000;
+  Time sum = 0;
+  int beyond_mean = 0;
+  for (int i = 0; i < n; ++i) {
+    const Time t = r.exponential(mean);
+    REQUIRE(t >= 0);
+    sum += t;
+    beyond_mean += t > mean;
+  }
+  CHECK(static_cast<double>(sum) / n == Approx(mean).epsilon(0.01));
+  CHECK(static_cast<double>(beyond_mean) / n == Approx(0.3679).epsilon(0.02));  // e^-1
+  Rng a(5), b(5);
+  CHECK(a.exponential(mean) == b.exponential(mean));
+}
+
+TEST_CASE("geometric trials have mean 1/p and start at one", "[random]") {
+  Rng r(13);
+  const int n = 200000;
+  for (const auto& [num, den] : {std::pair<std::uint64_t, std::uint64_t>{1, 4}, {1, 200}, {9, 10}}) {
+    std::uint64_t sum = 0, ones = 0;
+    for (int i = 0; i < n; ++i) {
+      const auto k = r.geometric(num, den);
+      REQUIRE(k >= 1);
+      sum += k;
+      ones += k == 1;
+    }
+    const double p = static_cast<double>(num) / static_cast<double>(den);
+    CHECK(static_cast<double>(sum) / n == Approx(1 / p).epsilon(0.02));
+    CHECK(static_cast<double>(ones) / n == Approx(p).epsilon(0.03));
+  }
+  CHECK(r.geometric(7, 7) == 1);
+}

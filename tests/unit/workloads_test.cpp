@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
 #include "tests/support/input_error.hpp"
@@ -100,6 +102,39 @@ TEST_CASE("traffic patterns deliver every message", "[workloads]") {
     CHECK(metric(r, "completion_time_us") > 0);
     CHECK(r.blocked_processes == 0);
   }
+}
+
+TEST_CASE("open-loop arrivals offer their mean rate: periodic, Bernoulli and Poisson", "[workloads]") {
+  // 16 ranks each offering 0.5 GB/s of 1 KiB messages, a tenth of their links: the network
+  // accepts what is offered; random arrivals queue more than periodic ones.
+  std::map<std::string, double> latency;
+  for (const std::string arrivals : {"periodic", "bernoulli", "poisson"}) {
+    INFO(arrivals);
+    Json workload = {{"name", "traffic"}, {"pattern", "uniform_random"}, {"size", "1KiB"},      {"messages", 2000},
+                     {"window", 100000},  {"offered_rate", "0.5GB/s"},   {"arrivals", arrivals}};
+    const auto r = run(scenario(workload));
+    CHECK(metric(r, "accepted_GBps_per_rank") == Approx(0.5).epsilon(0.05));
+    CHECK(metric(r, "messages_delivered") == 16 * 2000);
+    latency[arrivals] = metric(r, "mean_latency_us");
+  }
+  CHECK(latency["bernoulli"] > latency["periodic"]);
+  CHECK(latency["poisson"] > latency["periodic"]);
+}
+
+TEST_CASE("random arrivals need an open loop, and a slot no longer than the mean gap", "[workloads]") {
+  auto e = check_error(scenario({{"name", "traffic"}, {"pattern", "uniform_random"}, {"arrivals", "poisson"}}));
+  CHECK(e.path() == "/workload/arrivals");
+  e = check_error(scenario({{"name", "traffic"},
+                            {"pattern", "uniform_random"},
+                            {"offered_rate", "1GB/s"},
+                            {"size", "1KiB"},
+                            {"arrivals", "bernoulli"},
+                            {"slot", "2us"}}));
+  CHECK(e.path() == "/workload/slot");
+  CHECK_THAT(e.message(), Catch::Contains("mean gap"));
+  e = check_error(
+      scenario({{"name", "traffic"}, {"pattern", "uniform_random"}, {"offered_rate", "1GB/s"}, {"slot", "1ns"}}));
+  CHECK(e.path() == "/workload/slot");
 }
 
 TEST_CASE("an incast is paced by the receiver's ejection link", "[workloads]") {
