@@ -90,6 +90,15 @@ class Topology {
   virtual void route_on_rail(NodeId src, NodeId dst, int /*rail*/, std::vector<LinkId>& out) const {
     route(src, dst, out);
   }
+  /// Whether a message's route depends on random choices of its own (a torus that breaks
+  /// half-way ties at random per message): the network models then route each message with
+  /// route_drawn() and a draw of its own.
+  virtual bool draws_routes() const { return false; }
+  /// The route of one message whose random choices take bits of `draw`. route() is the same
+  /// with a draw fixed per (src, dst) pair, for callers that route no particular message.
+  virtual void route_drawn(NodeId src, NodeId dst, std::uint64_t /*draw*/, std::vector<LinkId>& out) const {
+    route(src, dst, out);
+  }
   /// Candidate next network links from router `at` towards router `dst` under the topology's
   /// routing: one for deterministic routing, every minimal productive link for adaptive.
   /// Empty when at == dst.

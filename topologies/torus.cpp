@@ -21,9 +21,15 @@ constexpr ParamSpec kSpecs[] = {
      "-"},
     {"concentration", ParamKind::integer, "1", "", "1", "64", "nodes per router (Gemini: 2)", "preset"},
     {"routing", ParamKind::choice, "dimension_order", "", "", "",
-     "dimension_order: deterministic, ties go +; minimal_adaptive: any minimal path, the least busy link at each "
-     "router",
+     "dimension_order: deterministic, ties as `ties` says; minimal_adaptive: any minimal path, the least busy link at "
+     "each router",
      "preset", "dimension_order|minimal_adaptive"},
+    {"ties", ParamKind::choice, "plus", "", "", "",
+     "dimension order, a destination exactly half-way round a ring of even size: plus: go +; random: + or - at random "
+     "per message and dimension (BookSim's dim_order_torus); coordinate_parity: + from a source whose coordinate "
+     "along the dimension is even, - from an odd one; coordinate_sum_parity: + from a source whose coordinates sum "
+     "to an even number, - otherwise",
+     "preset", "plus|random|coordinate_parity|coordinate_sum_parity"},
 };
 constexpr ParamSpec kDimSpecs[] = {
     {"name", ParamKind::text, "", "", "", "", "label, e.g. \"X\" (default d0, d1, ...)", "-"},
@@ -47,8 +53,9 @@ const ParamTable kMeshParams{"machine.topology (type: mesh)",
 const ParamTable kTorusDimParams{"machine.topology.dims[i] (torus and mesh)", "One dimension.", kDimSpecs};
 
 Torus::Torus(std::string type, std::vector<TorusDim> dims, int concentration, Routing routing,
-             const NodeLinks& node_links)
-    : type_(std::move(type)), dims_(std::move(dims)), concentration_(concentration), routing_(routing) {
+             const NodeLinks& node_links, TieBreak ties)
+    : type_(std::move(type)), dims_(std::move(dims)), concentration_(concentration), routing_(routing), ties_(ties) {
+  has_ties_ = std::any_of(dims_.begin(), dims_.end(), [](const TorusDim& d) { return d.wrap && d.size % 2 == 0; });
   RouterId routers = 1;
   for (const auto& d : dims_) {
     stride_.push_back(routers);
@@ -117,9 +124,41 @@ inline Torus::Step Torus::step(std::size_t dim, int from, int to) const {
   return {+1, forward, true};  // the tie: exactly half-way round, go +
 }
 
+bool Torus::plus_on_tie(RouterId src, std::size_t dim, std::uint64_t draw) const {
+  switch (ties_) {
+    case TieBreak::plus:
+      return true;
+    case TieBreak::random:
+      return (draw >> (dim % 64)) & 1;
+    case TieBreak::coordinate_parity:
+      return coordinate(src, dim) % 2 == 0;
+    case TieBreak::coordinate_sum_parity:
+      break;
+  }
+  int sum = 0;
+  for (std::size_t d = 0; d < dims_.size(); ++d) sum += coordinate(src, d);
+  return sum % 2 == 0;
+}
+
+namespace {
+// A fixed draw per (src, dst) pair (SplitMix64's finaliser): route() of a torus with random
+// ties, for callers that route no particular message.
+std::uint64_t pair_draw(NodeId src, NodeId dst) {
+  std::uint64_t z =
+      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
+  route_drawn(src, dst, ties_ == TieBreak::random ? pair_draw(src, dst) : 0, out);
+}
+
 // Per dimension, the hops are a contiguous run of that dimension's ring table, copied in
 // blocks (no branch per hop, nor at a wrap); the router reached is computed, not walked to.
-void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
+void Torus::route_drawn(NodeId src, NodeId dst, std::uint64_t draw, std::vector<LinkId>& out) const {
   if (src == dst) return out.clear();
   RouterId at = router_of(src);
   const RouterId target = router_of(dst);
@@ -127,6 +166,7 @@ void Torus::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
   std::size_t hops = 0;
   for (std::size_t d = 0; d < dims_.size(); ++d) {
     steps[d] = step(d, coordinate(at, d), coordinate(target, d));
+    if (steps[d].tie && !plus_on_tie(at, d, draw)) steps[d].direction = -1;
     hops += static_cast<std::size_t>(steps[d].count);
   }
   out.resize(hops + 2 + kRunBlock);  // a block copy may write past the last hop
@@ -248,6 +288,22 @@ std::string Torus::node_label(NodeId n) const {
   return label + ")/" + std::to_string(n % concentration_);
 }
 
+namespace {
+std::string_view tie_name(TieBreak t) {
+  switch (t) {
+    case TieBreak::plus:
+      return "plus";
+    case TieBreak::random:
+      return "random";
+    case TieBreak::coordinate_parity:
+      return "coordinate_parity";
+    case TieBreak::coordinate_sum_parity:
+      break;
+  }
+  return "coordinate_sum_parity";
+}
+}  // namespace
+
 nlohmann::json Torus::describe() const {
   nlohmann::json dims = nlohmann::json::array();
   for (const auto& d : dims_)
@@ -260,7 +316,8 @@ nlohmann::json Torus::describe() const {
   return {{"type", type_},
           {"dims", dims},
           {"concentration", concentration_},
-          {"routing", routing_ == Routing::dimension_order ? "dimension_order" : "minimal_adaptive"}};
+          {"routing", routing_ == Routing::dimension_order ? "dimension_order" : "minimal_adaptive"},
+          {"ties", tie_name(ties_)}};
 }
 
 namespace {
@@ -306,7 +363,11 @@ std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node
                        routers * concentration, r.where("dims"));
   const Routing routing = r.choice<Routing>(
       "routing", {{"dimension_order", Routing::dimension_order}, {"minimal_adaptive", Routing::minimal_adaptive}});
-  return std::make_unique<Torus>(type, std::move(dims), concentration, routing, node_links);
+  const TieBreak ties = r.choice<TieBreak>("ties", {{"plus", TieBreak::plus},
+                                                    {"random", TieBreak::random},
+                                                    {"coordinate_parity", TieBreak::coordinate_parity},
+                                                    {"coordinate_sum_parity", TieBreak::coordinate_sum_parity}});
+  return std::make_unique<Torus>(type, std::move(dims), concentration, routing, node_links, ties);
 }
 
 }  // namespace torsim::topo

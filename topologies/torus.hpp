@@ -1,9 +1,12 @@
 // n-dimensional torus or mesh of routers, with `concentration` nodes per router.
 //
 // Routing. Dimension order: dimension 0 first until its coordinate matches, then 1, and so on.
-// In each dimension the direction is the minimal one. Tie rule: on a wrap-around ring of even
-// size k, an offset of exactly k/2 goes in the + direction (so a size-2 ring always uses its +
-// link). On a mesh the direction is the sign of the offset. Minimal adaptive: at each router,
+// In each dimension the direction is the minimal one. On a mesh the direction is the sign of
+// the offset. Ties: on a wrap-around ring of even size k, an offset of exactly k/2 is as short
+// either way; `ties` picks the direction: always + (a size-2 ring then uses its + link only),
+// at random per message and dimension (BookSim's dim_order_torus), by the parity of the
+// source's coordinate along the dimension (Blue Gene/Q, per its preset's source) or of the sum
+// of its coordinates; each preset cites its machine's rule. Minimal adaptive: at each router,
 // any productive link of any unfinished dimension (both directions on a tie); the network
 // model picks among them.
 #pragma once
@@ -19,6 +22,14 @@ extern const ParamTable kTorusParams;
 extern const ParamTable kMeshParams;
 extern const ParamTable kTorusDimParams;
 
+/// The direction of a route to a destination exactly half-way round a ring.
+enum class TieBreak : std::uint8_t {
+  plus,                   // always +
+  random,                 // per message and dimension, from the message's draw
+  coordinate_parity,      // + when the source router's coordinate along the dimension is even
+  coordinate_sum_parity,  // + when the sum of the source router's coordinates is even
+};
+
 struct TorusDim {
   std::string name;
   int size = 1;
@@ -30,11 +41,15 @@ struct TorusDim {
 
 class Torus final : public Topology {
  public:
-  Torus(std::string type, std::vector<TorusDim> dims, int concentration, Routing routing, const NodeLinks& node_links);
+  Torus(std::string type, std::vector<TorusDim> dims, int concentration, Routing routing, const NodeLinks& node_links,
+        TieBreak ties = TieBreak::plus);
 
   std::string_view type() const override { return type_; }
   RouterId router_of(NodeId n) const override { return n / concentration_; }
   void route(NodeId src, NodeId dst, std::vector<LinkId>& out) const override;
+  bool draws_routes() const override { return ties_ == TieBreak::random && has_ties_; }
+  void route_drawn(NodeId src, NodeId dst, std::uint64_t draw, std::vector<LinkId>& out) const override;
+  TieBreak ties() const { return ties_; }
   void next_hops(RouterId at, RouterId dst, std::vector<LinkId>& out) const override;
   std::pair<LinkId, int> lanes(LinkId id) const override;
   bool has_lanes() const override;
@@ -50,8 +65,8 @@ class Torus final : public Topology {
   int coordinate(RouterId r, std::size_t dim) const {
     return coords_[static_cast<std::size_t>(r) * dims_.size() + dim];
   }
-  /// Signed hops along `dim` from router `from` to router `to` on the route taken (the minimal
-  /// direction; half-way round a ring goes +).
+  /// Signed hops along `dim` from router `from` to router `to` the minimal way, half-way round
+  /// a ring going + whatever the tie rule (for software's own trees and FIFO choices).
   int offset(std::size_t dim, RouterId from, RouterId to) const;
   /// First lane of the link leaving `r` along `dim` in `direction` (+1/-1), or kNoLink.
   LinkId port(RouterId r, std::size_t dim, int direction) const {
@@ -65,6 +80,8 @@ class Torus final : public Topology {
     bool tie;       // exactly half-way round a wrap ring
   };
   Step step(std::size_t dim, int from, int to) const;
+  /// Whether a route from router `src` goes + at a tie along `dim`.
+  bool plus_on_tie(RouterId src, std::size_t dim, std::uint64_t draw) const;
   void build_links();
   void build_rings();
 
@@ -73,6 +90,8 @@ class Torus final : public Topology {
   std::vector<RouterId> stride_;
   int concentration_;
   Routing routing_;
+  TieBreak ties_;
+  bool has_ties_ = false;             // some wrap-around ring has an even size
   std::vector<LinkId> ports_;         // per router, dimension and direction: first lane
   std::vector<std::int16_t> coords_;  // per router and dimension: routes need no division
   // Per dimension, each ring's ports (first lanes) in the order a route meets them, twice

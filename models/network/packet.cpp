@@ -30,8 +30,10 @@ PacketModelBase::PacketModelBase(Kernel& kernel, const Machine& machine, Bytes t
       train_bytes_(train_bytes),
       has_lanes_(topology_.has_lanes()),
       timelines_(static_cast<std::size_t>(topology_.link_count())),
-      memory_(static_cast<std::size_t>(topology_.node_count())) {
+      memory_(static_cast<std::size_t>(topology_.node_count())),
+      draws_routes_(topology_.draws_routes()) {
   tabulate_link_timings();
+  if (draws_routes_) routed_.assign(static_cast<std::size_t>(topology_.node_count()), 0);
 }
 
 void PacketModelBase::tabulate_link_timings() {
@@ -86,13 +88,25 @@ void PacketModelBase::take_route(const TransferRequest& request, std::vector<Lin
     topology_.route_on_rail(request.src, request.dst, request.rail, out);
     return prefetch_route(out);
   }
-  if (ExpectedRoute* e = find_expected(request.src, request.dst)) {
+  const std::uint64_t draw = next_draw(request.src, request.dst);
+  if (draws_routes_) ++routed_[static_cast<std::size_t>(request.src)];
+  if (ExpectedRoute* e = find_expected(request.src, request.dst, draw)) {
     out.swap(e->route);  // the slot keeps the message's old vector, and its capacity
     e->src = e->dst = -1;
     return;
   }
-  topology_.route(request.src, request.dst, out);
+  topology_.route_drawn(request.src, request.dst, draw, out);
   prefetch_route(out);
+}
+
+std::uint64_t PacketModelBase::next_draw(NodeId src, NodeId dst) const {
+  if (!draws_routes_) return 0;
+  std::uint64_t z =
+      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32 | static_cast<std::uint32_t>(dst)) +
+      routed_[static_cast<std::size_t>(src)] * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;  // SplitMix64's finaliser
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
 }
 
 Rate PacketModelBase::bottleneck_of(const std::vector<LinkId>& route) const {
@@ -105,18 +119,20 @@ Rate PacketModelBase::bottleneck_of(const std::vector<LinkId>& route) const {
 // Getting ready one event ahead: the route's timelines are then on their way while that
 // event runs, instead of being waited for at the start of the booking.
 void PacketModelBase::expect_transfer(NodeId src, NodeId dst) const {
-  if (src == dst || find_expected(src, dst)) return;  // nothing to do, or asked for already
+  const std::uint64_t draw = next_draw(src, dst);
+  if (src == dst || find_expected(src, dst, draw)) return;  // nothing to do, or asked for already
   ExpectedRoute& e = expected_[next_expected_];
   next_expected_ = (next_expected_ + 1) % expected_.size();
   e.src = src;
   e.dst = dst;
-  topology_.route(src, dst, e.route);
+  e.draw = draw;
+  topology_.route_drawn(src, dst, draw, e.route);
   prefetch_route(e.route);
 }
 
-PacketModelBase::ExpectedRoute* PacketModelBase::find_expected(NodeId src, NodeId dst) const {
+PacketModelBase::ExpectedRoute* PacketModelBase::find_expected(NodeId src, NodeId dst, std::uint64_t draw) const {
   for (ExpectedRoute& e : expected_)
-    if (e.src == src && e.dst == dst) return &e;
+    if (e.src == src && e.dst == dst && e.draw == draw) return &e;
   return nullptr;
 }
 

@@ -134,12 +134,18 @@ class PacketModelBase : public NetworkModel {
   /// other hints may come between an expected transfer and its start.
   struct ExpectedRoute {
     NodeId src = -1, dst = -1;
+    std::uint64_t draw = 0;  // its random choices (topologies that draw routes)
     std::vector<LinkId> route;
   };
   mutable std::array<ExpectedRoute, 8> expected_;  // mutable: a hint fills it (a cache)
   mutable std::size_t next_expected_ = 0;
-  /// The expected route from src to dst, or null.
-  ExpectedRoute* find_expected(NodeId src, NodeId dst) const;
+  /// The expected route from src to dst with this draw, or null.
+  ExpectedRoute* find_expected(NodeId src, NodeId dst, std::uint64_t draw) const;
+  /// The random choices of src's next message to dst (0 where routes draw none): a hash of the
+  /// pair and of how many messages src has routed, so the same in every run.
+  std::uint64_t next_draw(NodeId src, NodeId dst) const;
+  bool draws_routes_;
+  std::vector<std::uint32_t> routed_;  // per source node, messages routed (topologies that draw routes)
 };
 
 class PacketModel final : public PacketModelBase {

@@ -6,6 +6,7 @@
 #include "models/network/analytic.hpp"
 #include "models/network/packet.hpp"
 #include "tests/support/fixtures.hpp"
+#include "topologies/torus.hpp"
 
 using namespace torsim;
 using namespace torsim::test;
@@ -212,6 +213,36 @@ TEST_CASE("link busy time adds up to the serialisation booked", "[network][packe
   CHECK(network->counters().messages == 2);
   CHECK(network->counters().payload_bytes == 20000);
   CHECK(network->counters().wire_bytes == 2 * m.packet.wire_bytes(10000));
+}
+
+TEST_CASE("with random ties each message of a pair draws its direction", "[network][packet]") {
+  // Node 0 to node 4 on an 8-ring: exactly half-way. Ties + put every message on the + links;
+  // random ties split them between the two ways (each way's first link busy for its share).
+  for (const char* ties : {"plus", "random"}) {
+    INFO(ties);
+    Json spec = machine_json(torus_json({8}, {"5GB/s"}), "40GB/s");
+    spec["topology"]["ties"] = ties;
+    const Machine m = make_machine(spec);
+    Kernel k;
+    auto network = net::make_network_model(Json{{"model", "packet"}}, Where("test"), k, m);
+    std::deque<Completion> done;
+    for (int i = 0; i < 200; ++i) {
+      done.emplace_back(Completion{-1, -1, &k});
+      network->start(done.back().request(0, 4, 1000));
+    }
+    k.run();
+    const auto& t = dynamic_cast<const topo::Torus&>(*m.topology);
+    const Time plus = network->link_busy()[static_cast<std::size_t>(t.port(0, 0, +1))];
+    const Time minus = network->link_busy()[static_cast<std::size_t>(t.port(0, 0, -1))];
+    const Time each = transfer_time(m.packet.wire_bytes(1000), 5000000000);
+    CHECK(plus + minus == 200 * each);
+    if (std::string(ties) == "plus") {
+      CHECK(minus == 0);
+    } else {
+      CHECK(plus > 70 * each);
+      CHECK(minus > 70 * each);
+    }
+  }
 }
 
 TEST_CASE("minimal adaptive routing spreads flows that dimension order piles up", "[network][packet]") {

@@ -172,7 +172,8 @@ TEST_CASE("dimension-order routes finish dimension 0 before moving along dimensi
   CHECK(dims == std::vector<int>{0, 0, 1, 1, 1, 2});
 }
 
-TEST_CASE("tie rule: an offset of exactly k/2 on a wrap ring goes in the + direction", "[topology]") {
+TEST_CASE("tie rule plus (the default): an offset of exactly k/2 on a wrap ring goes in the + direction",
+          "[topology]") {
   auto ring = build(torus_spec({{6, true}}));
   std::vector<LinkId> route;
   SECTION("0 -> 3 runs 0, 1, 2 on + links") {
@@ -199,6 +200,76 @@ TEST_CASE("tie rule: an offset of exactly k/2 on a wrap ring goes in the + direc
     REQUIRE(options.size() == 2);
     CHECK(adaptive->link(options[0]).direction == +1);
     CHECK(adaptive->link(options[1]).direction == -1);
+  }
+}
+
+namespace {
+// The direction of the route's hops along dimension `dim` (0: none).
+int direction_along(const topo::Topology& t, const std::vector<LinkId>& route, int dim) {
+  for (LinkId l : route)
+    if (t.link(l).dim == dim) return t.link(l).direction;
+  return 0;
+}
+Json with_ties(Json spec, const char* ties) {
+  spec["ties"] = ties;
+  return spec;
+}
+}  // namespace
+
+TEST_CASE("tie policies: by coordinate parity, by the parity of the coordinates' sum, or drawn", "[topology]") {
+  const std::vector<Dim> shape{{8, true}, {8, true}};  // router r = x + 8 y
+  std::vector<LinkId> route;
+  SECTION("coordinate_parity: + from an even coordinate along the dimension, - from an odd one") {
+    auto t = build(with_ties(torus_spec(shape), "coordinate_parity"));
+    t->route(2 + 8 * 1, 6 + 8 * 5, route);  // x 2 -> 6 and y 1 -> 5: both ties
+    CHECK(direction_along(*t, route, 0) == +1);
+    CHECK(direction_along(*t, route, 1) == -1);
+    t->route(3, 7, route);
+    CHECK(direction_along(*t, route, 0) == -1);
+    t->route(3, 5, route);  // no tie: the shorter way, whatever the parity
+    CHECK(direction_along(*t, route, 0) == +1);
+    CHECK_FALSE(t->draws_routes());
+  }
+  SECTION("coordinate_sum_parity: every tie of a route goes the way its source's coordinate sum says") {
+    auto t = build(with_ties(torus_spec(shape), "coordinate_sum_parity"));
+    t->route(2 + 8 * 1, 6 + 8 * 5, route);  // 2 + 1 odd: both -
+    CHECK(direction_along(*t, route, 0) == -1);
+    CHECK(direction_along(*t, route, 1) == -1);
+    t->route(3 + 8 * 1, 7 + 8 * 5, route);  // 3 + 1 even: both +
+    CHECK(direction_along(*t, route, 0) == +1);
+    CHECK(direction_along(*t, route, 1) == +1);
+  }
+  SECTION("random: a draw's bit per dimension picks the direction; route() fixes one per pair") {
+    auto t = build(with_ties(torus_spec(shape), "random"));
+    CHECK(t->draws_routes());
+    t->route_drawn(0, 4 + 8 * 4, 0b01, route);
+    CHECK(direction_along(*t, route, 0) == +1);
+    CHECK(direction_along(*t, route, 1) == -1);
+    t->route_drawn(0, 4 + 8 * 4, 0b10, route);
+    CHECK(direction_along(*t, route, 0) == -1);
+    CHECK(direction_along(*t, route, 1) == +1);
+    std::vector<LinkId> again;
+    t->route(0, 4 + 8 * 4, route);
+    t->route(0, 4 + 8 * 4, again);
+    CHECK(route == again);
+    int plus = 0;  // the pairs' fixed draws go both ways
+    for (int dst = 0; dst < 8; ++dst) {
+      t->route(dst, (dst + 4) % 8, route);
+      plus += direction_along(*t, route, 0) > 0;
+    }
+    CHECK(plus > 0);
+    CHECK(plus < 8);
+    CHECK_FALSE(build(with_ties(torus_spec({{7, true}}), "random"))->draws_routes());  // no ties on odd rings
+  }
+  SECTION("every policy keeps routes minimal") {
+    for (const char* ties : {"plus", "random", "coordinate_parity", "coordinate_sum_parity"}) {
+      auto t = build(with_ties(torus_spec(shape), ties));
+      for (NodeId src = 0; src < 64; ++src)
+        for (NodeId dst = 0; dst < 64; ++dst) {
+          t->route(src, dst, route);
+          CHECK(route.size() == (src == dst ? 0 : static_cast<std::size_t>(t->hops(src, dst)) + 2));
+        }
+    }
   }
 }
 
