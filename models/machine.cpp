@@ -43,7 +43,10 @@ constexpr ParamSpec kNodeSpecs[] = {
     {"ejection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
      "NIC ejection bandwidth per node, wire bytes per second", "preset"},
     {"nic_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms",
-     "fixed NIC latency per message, before its head enters the network", "preset"},
+     "fixed NIC latency per message, before its head enters the network; a pipeline: it delays each message but "
+     "does not space a node's messages (the NIC takes a message at the injection rate, and the local completion "
+     "is when it has taken the last byte)",
+     "preset"},
     {"memcpy_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
      "memory-copy bandwidth of the intra-node path (one copy engine per node)", "preset"},
     {"memcpy_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms", "fixed latency of an intra-node transfer", "preset"},

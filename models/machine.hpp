@@ -17,7 +17,7 @@ struct NodeParams {
   int full_speed_threads = 1;  // threads a core runs each at full single-thread speed
   Rate injection_bandwidth = 0;
   Rate ejection_bandwidth = 0;
-  Time nic_latency = 0;  // once per message, before the head enters the injection link
+  Time nic_latency = 0;  // per message, before the head enters the injection link: a pipeline delay
   Rate memcpy_bandwidth = 0;
   Time memcpy_latency = 0;
   Json modes = Json::object();  // named node modes -> processes per node (Blue Gene: SMP, DUAL, VN)

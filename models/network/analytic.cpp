@@ -44,7 +44,7 @@ void AnalyticModel::start(const TransferRequest& request) {
     link_busy_[static_cast<std::size_t>(l)] += busy;
   }
   const auto& injection = topology_.link(route_.front());
-  notify(now + machine_.node.nic_latency + transfer_time(wire, injection.bandwidth), request.on_injected);
+  notify(now + transfer_time(wire, injection.bandwidth), request.on_injected);  // the NIC's latency is a pipeline
   notify(head_start + cost.latency + transfer_time(wire, cost.bottleneck), request.on_delivered);
 }
 

@@ -138,7 +138,8 @@ Bytes CreditModel::unit_payload(const PacketFormat& format) const {
   return whole_packets(format, std::min(train_bytes_, packets * format.payload));
 }
 
-// The message's next unit leaves its NIC now (the first after the NIC's latency).
+// The NIC takes the message's next unit now: it may leave for the router's injection buffer
+// nic_latency later (the NIC's latency is a pipeline: it delays each unit, it does not space them).
 void CreditModel::send_next_unit(std::uint64_t message_index) {
   const auto mi = static_cast<std::uint32_t>(message_index);
   const auto pi = pending_.take();
@@ -162,7 +163,7 @@ void CreditModel::send_next_unit(std::uint64_t message_index) {
   else
     u.first_hop = m.second_or_last;
   u.fifo = m.fifo;
-  u.tail = kernel_.now() + (start == 0 ? machine_.node.nic_latency : 0);
+  u.tail = kernel_.now() + machine_.node.nic_latency;  // the NIC's pipeline: on the wire nic_latency after it takes it
   u.last = m.all_sent;
   ++counters_.trains;
   try_forward(pi | kPending);
@@ -419,13 +420,14 @@ void CreditModel::book(UnitId id, const Option& out, Time start, Woken woken) {
   u.crossed_dateline = out.crossed_dateline;
   const Time head = head_passes + latency;
   u.tail = end + latency;
-  if (came_by < 0) {  // it left the NIC: the message's next unit may follow
+  if (came_by < 0) {  // it left the NIC: the NIC took it nic_latency earlier (or now), and may take the next
     const std::uint32_t mi = u.message;
+    const Time taken = std::max(kernel_.now(), end - machine_.node.nic_latency);
     if (u.last) {
-      notify(end, messages_[mi].request.on_injected);
+      notify(taken, messages_[mi].request.on_injected);
     } else {
-      prefetch_message(mi);  // for that unit, cut when this one has left
-      kernel_.at(end, member_callback<CreditModel, &CreditModel::send_next_unit>(this, mi));
+      prefetch_message(mi);  // for that unit, cut when this one has been taken
+      kernel_.at(taken, member_callback<CreditModel, &CreditModel::send_next_unit>(this, mi));
     }
   }
   if (is_ejection(out.link)) return deliver(id, u.tail);

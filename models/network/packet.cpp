@@ -145,8 +145,11 @@ void PacketModelBase::collect_link_busy() const {
   for (std::size_t link = 0; link < timelines_.size(); ++link) link_busy_[link] = timelines_[link].busy();
 }
 
-// Books the next train at the current time; schedules the one after it when this train has
-// left the injection link, or the completions after the last one.
+// The NIC takes the message's next train now (it reads it at the injection rate) and puts it
+// on the injection link nic_latency later: the NIC's latency is a pipeline, which delays each
+// train but does not space them. Books it; schedules the next train when the NIC has taken
+// this one (nic_latency before it leaves the injection link), or the completions after the
+// last one: the local completion is when the NIC has taken the message.
 void PacketModel::send_next_train(std::uint64_t message_index) {
   const auto index = static_cast<SlotPool<Message>::Index>(message_index);
   Message& m = messages_[index];
@@ -158,15 +161,16 @@ void PacketModel::send_next_train(std::uint64_t message_index) {
   m.next_offset = end;
   const Bytes wire_start = format.wire_offset(start);
   const Bytes wire_end = m.request.bytes == 0 ? format.header : format.wire_offset(end);
-  const Time ready = kernel_.now() + (start == 0 ? machine_.node.nic_latency : 0);
-  const Booking b = book_train(m, ready, wire_start, wire_end);
+  const Time nic = machine_.node.nic_latency;
+  const Booking b = book_train(m, kernel_.now() + nic, wire_start, wire_end);
   ++counters_.trains;
   m.latest_delivery = std::max(m.latest_delivery, b.delivered);
+  const Time taken = std::max(kernel_.now(), b.injected - nic);
   if (m.next_offset < m.request.bytes) {
-    kernel_.at(b.injected, member_callback<PacketModel, &PacketModel::send_next_train>(this, index));
+    kernel_.at(taken, member_callback<PacketModel, &PacketModel::send_next_train>(this, index));
     return;
   }
-  notify(b.injected, m.request.on_injected);
+  notify(taken, m.request.on_injected);
   // The delivery event calls the requester itself: reading the message back then would be
   // a cache miss. Without a callback it stays a (no-op) event, so event counts are unchanged.
   const Callback delivered = m.request.on_delivered.fn ? m.request.on_delivered : Callback{ignore_delivery};

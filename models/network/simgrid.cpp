@@ -120,8 +120,10 @@ void SimgridModel::start(const TransferRequest& request) {
   counters_.wire_bytes += wire;
   ++counters_.trains;
   const std::uint64_t index = pending_.add(request);
-  // The NIC's latency is paid before the head enters the injection link, as in the packet model.
-  kernel_.after(machine_.node.nic_latency, member_callback<SimgridModel, &SimgridModel::launch>(this, index));
+  // SimGrid starts the flow from a kernel event inside the driver actor, now: the NIC's latency
+  // is a pipeline, which delays the bytes (added after the flow, with the route's latency) and
+  // does not hold the flow back.
+  kernel_.after(0, member_callback<SimgridModel, &SimgridModel::launch>(this, index));
 }
 
 // Runs as a kernel event inside the driver actor, so SimGrid's clock is at our kernel's time.
@@ -133,7 +135,7 @@ void SimgridModel::launch(std::uint64_t pending_index) {
   const auto wire = static_cast<std::uint64_t>(format.wire_bytes(request.bytes));
   // Busy time = bytes carried / link rate, the same definition as the packet model's bookings.
   topology_.route(request.src, request.dst, route_);
-  Time propagation = 0;
+  Time propagation = machine_.node.nic_latency;
   for (LinkId l : route_) {
     link_busy_[static_cast<std::size_t>(l)] += transfer_time(static_cast<Bytes>(wire), topology_.link(l).bandwidth);
     propagation += topology_.link(l).latency;
@@ -166,8 +168,8 @@ void complete(Kernel& kernel, std::vector<sg4::CommPtr>& comms, std::vector<Simg
   flights.pop_back();
   const Time elapsed = picoseconds(sg4::Engine::get_clock() - flight.start_seconds);
   const Time injected = std::max(kernel.now(), flight.start_ps + elapsed);
-  // The flow's bytes crossed every link of the route at its shared rate: the tail has left
-  // the source now, and reaches the destination one propagation latency later.
+  // The flow's bytes crossed every link of the route at its shared rate: the NIC has taken the
+  // tail now, and it reaches the destination nic_latency and the route's latency later.
   if (flight.request.on_injected.fn) kernel.at(injected, flight.request.on_injected);
   if (flight.request.on_delivered.fn) kernel.at(injected + flight.propagation, flight.request.on_delivered);
   kernel.run_until(injected);

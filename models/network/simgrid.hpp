@@ -41,7 +41,7 @@ class SimgridModel final : public NetworkModel {
     TransferRequest request;
     Time start_ps = 0;         // our kernel's time when SimGrid started the transfer
     double start_seconds = 0;  // SimGrid's clock then
-    Time propagation = 0;      // sum of the route's link latencies
+    Time propagation = 0;      // nic_latency + the route's link latencies
   };
 
  private:
@@ -49,7 +49,7 @@ class SimgridModel final : public NetworkModel {
 
   SimgridOptions options_;
   std::vector<LinkTimeline> memory_;   // per node copy engine, as in the packet model
-  SlotPool<TransferRequest> pending_;  // waiting for nic_latency before SimGrid starts them
+  SlotPool<TransferRequest> pending_;  // started by SimGrid from the driver actor
   struct Platform;                     // SimGrid engine, zone, hosts, in-flight comms
   std::unique_ptr<Platform> platform_;
   std::vector<LinkId> route_;

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <deque>
+#include <functional>
 #include <map>
 
 #include "models/network/flow_control.hpp"
@@ -68,6 +69,40 @@ TEST_CASE("credit model: an uncontended message takes exactly the closed form", 
       INFO("bytes " << bytes << " " << src << " -> " << dst);
       CHECK(run_credit(m, {{src, dst, bytes}})[0].delivered == closed_form(m, src, dst, bytes));
     }
+}
+
+TEST_CASE("credit model: the NIC's latency is a pipeline, paid once by back-to-back messages",
+          "[network][flow_control]") {
+  // As the packet model: 100 small messages, each sent at the previous one's local completion.
+  const Machine m = buffered(torus_json({4, 4}, {"10GB/s", "10GB/s"}), "64KiB", "5GB/s");
+  const int n = 100;
+  const Bytes bytes = 200;
+  Kernel k;
+  net::CreditModel network(k, m, 4096);
+  int left = n;
+  Time last = -1;
+  std::function<void()> send;
+  struct Hooks {
+    std::function<void()>* send;
+    int* left;
+    Time* last;
+    Kernel* k;
+  } hooks{&send, &left, &last, &k};
+  send = [&] {
+    network.start({0,
+                   5,
+                   bytes,
+                   {[](void* h, std::uint64_t) {
+                      auto* x = static_cast<Hooks*>(h);
+                      if (--*x->left > 0) (*x->send)();
+                    },
+                    &hooks, 0},
+                   {[](void* h, std::uint64_t) { *static_cast<Hooks*>(h)->last = static_cast<Hooks*>(h)->k->now(); },
+                    &hooks, 0}});
+  };
+  send();
+  network.drive(k);
+  CHECK(last == closed_form(m, 0, 5, bytes) + (n - 1) * transfer_time(m.packet.wire_bytes(bytes), 5000000000));
 }
 
 TEST_CASE("credit model: units follow routes longer than the links a unit reads ahead at once",

@@ -215,6 +215,54 @@ TEST_CASE("link busy time adds up to the serialisation booked", "[network][packe
   CHECK(network->counters().wire_bytes == 2 * m.packet.wire_bytes(10000));
 }
 
+namespace {
+// Sends `count` messages from src to dst, each when the local completion of the one before comes
+// (a sender that reuses its buffer as soon as it may), and records the last delivery.
+struct BackToBack {
+  net::NetworkModel* network;
+  Kernel* kernel;
+  int left;
+  topo::NodeId src, dst;
+  Bytes bytes;
+  Time last_delivered = -1;
+  static void injected(void* self, std::uint64_t) {
+    auto* b = static_cast<BackToBack*>(self);
+    if (--b->left > 0) b->send();
+  }
+  static void delivered(void* self, std::uint64_t) {
+    auto* b = static_cast<BackToBack*>(self);
+    b->last_delivered = b->kernel->now();
+  }
+  void send() { network->start({src, dst, bytes, {injected, this, 0}, {delivered, this, 0}}); }
+};
+}  // namespace
+
+TEST_CASE("the NIC's latency is a pipeline: back-to-back messages pay it once", "[network][packet][flow_control]") {
+  // 1,000 small messages, each sent when the one before is locally complete, over links faster
+  // than the 5 GB/s injection link: they take N wire times and one NIC latency (500 ns), not N.
+  const int n = 1000;
+  const Bytes bytes = 200;
+  const Json topology = torus_json({4, 4}, {"10GB/s", "10GB/s"});
+  const Machine with = make_machine(machine_json(topology, "5GB/s", "500ns"));
+  const Machine without = make_machine(machine_json(topology, "5GB/s", "0ns"));
+  const Time wire = transfer_time(with.packet.wire_bytes(bytes), 5000000000);
+  const auto last_delivery = [&](const Machine& m, const Json& spec) {
+    Kernel k;
+    auto network = net::make_network_model(spec, Where("test"), k, m);
+    BackToBack sender{network.get(), &k, n, 0, 5, bytes};
+    sender.send();
+    network->drive(k);
+    return sender.last_delivered;
+  };
+  for (const Json& spec : {Json{{"model", "packet"}, {"flow_control", "none"}},
+                           Json{{"model", "packet"}, {"flow_control", "credit"}}, Json{{"model", "analytic"}}}) {
+    INFO(spec.dump());
+    const Time t = last_delivery(with, spec);
+    CHECK(t == closed_form(with, 0, 5, bytes) + (n - 1) * wire);
+    CHECK(t - last_delivery(without, spec) == with.node.nic_latency);
+  }
+}
+
 TEST_CASE("with random ties each message of a pair draws its direction", "[network][packet]") {
   // Node 0 to node 4 on an 8-ring: exactly half-way. Ties + put every message on the + links;
   // random ties split them between the two ways (each way's first link busy for its share).
