@@ -82,7 +82,7 @@ GeminiNic::GeminiNic(node::Job& job, const GeminiParams& params)
       get_format_{job_.machine.packet.payload, params.get_response_overhead, job_.machine.packet.chunk},
       request_format_{job_.machine.packet.payload, params.get_request, 1},
       bte_(static_cast<std::size_t>(job_.machine.node_count())),
-      registered_(static_cast<std::size_t>(job_.size())) {}
+      registered_(job_.size(), 0) {}
 
 Bytes GeminiNic::smsg_max() const {
   const int pes = job_.size();
@@ -220,13 +220,11 @@ Time GeminiNic::get_zero_load(Rank initiator, Rank target, Bytes bytes, Engine e
 }
 
 Time GeminiNic::register_memory(Rank r, std::uint64_t buffer, Bytes bytes) {
-  if (!registered_[static_cast<std::size_t>(r)].insert(buffer).second) return 0;
-  return registration_cost(bytes);
+  return registered_.holds(r, buffer) ? 0 : registration_cost(bytes);
 }
 
 Time GeminiNic::registration_cost(Bytes bytes) const {
-  const std::int64_t pages = std::max<std::int64_t>(1, (bytes + p_.page_size - 1) / p_.page_size);
-  return p_.registration_cpu + pages * p_.registration_page_cpu;
+  return nic::registration_cost(p_.registration_cpu, p_.registration_page_cpu, p_.page_size, bytes);
 }
 
 Rate GeminiNic::slowest_link(Rank a, Rank b) const {

@@ -5,11 +5,11 @@
 // calling rank and moves bytes through the network model.
 #pragma once
 
-#include <set>
 #include <unordered_map>
 #include <vector>
 
 #include "models/network/link_timeline.hpp"
+#include "models/nic/registration_cache.hpp"
 #include "models/node/job.hpp"
 #include "sim/core/wait.hpp"
 
@@ -106,8 +106,8 @@ class GeminiNic {
   GeminiParams p_;
   PacketFormat put_format_, get_format_, request_format_;
   std::unordered_map<std::uint64_t, Mailbox> mailboxes_;
-  std::vector<net::LinkTimeline> bte_;               // per node: the DMA engine
-  std::vector<std::set<std::uint64_t>> registered_;  // per rank: registration cache
+  std::vector<net::LinkTimeline> bte_;  // per node: the DMA engine
+  RegistrationCache registered_;
 };
 
 }  // namespace torsim::nic

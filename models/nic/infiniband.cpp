@@ -112,7 +112,7 @@ InfinibandHca::InfinibandHca(node::Job& job, const InfinibandParams& params)
       p_(params),
       rails_(job_.machine.topology->rail_count()),
       engines_(static_cast<std::size_t>(job_.machine.node_count() * rails_)),
-      registered_(static_cast<std::size_t>(job_.size())) {
+      registered_(job_.size(), params.registration_cache_entries) {
   pcie_.reserve(static_cast<std::size_t>(job_.machine.node_count() * rails_));
   for (std::int64_t i = 0; i < job_.machine.node_count() * rails_; ++i) pcie_.emplace_back(job_.kernel, p_.pcie);
 }
@@ -264,22 +264,12 @@ void InfinibandHca::post_receives(Rank receiver, Rank sender, int count) {
 }
 
 Time InfinibandHca::register_memory(Rank r, std::uint64_t buffer, Bytes bytes) {
-  RegistrationCache& cache = registered_[static_cast<std::size_t>(r)];
-  if (const auto hit = cache.where.find(buffer); hit != cache.where.end()) {
-    cache.order.splice(cache.order.begin(), cache.order, hit->second);
+  if (registered_.holds(r, buffer)) {
     ++counters_.registration_hits;
     return 0;
   }
   ++counters_.registration_misses;
-  cache.order.push_front(buffer);
-  cache.where[buffer] = cache.order.begin();
-  if (p_.registration_cache_entries > 0 &&
-      cache.order.size() > static_cast<std::size_t>(p_.registration_cache_entries)) {
-    cache.where.erase(cache.order.back());
-    cache.order.pop_back();
-  }
-  const std::int64_t pages = std::max<std::int64_t>(1, (bytes + p_.page_size - 1) / p_.page_size);
-  return p_.registration_cpu + pages * p_.registration_page_cpu;
+  return registration_cost(p_.registration_cpu, p_.registration_page_cpu, p_.page_size, bytes);
 }
 
 Time InfinibandHca::small_latency(Rank a, Rank b) const {

@@ -26,11 +26,11 @@
 #pragma once
 
 #include <deque>
-#include <list>
 #include <unordered_map>
 #include <vector>
 
 #include "models/nic/pcie.hpp"
+#include "models/nic/registration_cache.hpp"
 #include "models/node/job.hpp"
 #include "sim/core/wait.hpp"
 
@@ -143,11 +143,7 @@ class InfinibandHca {
     WaitQueue waiting;
   };
   std::unordered_map<std::uint64_t, ReceiveQueue> receive_queues_;
-  struct RegistrationCache {
-    std::list<std::uint64_t> order;  // most recently used first
-    std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> where;
-  };
-  std::vector<RegistrationCache> registered_;  // per rank
+  RegistrationCache registered_;
   HcaCounters counters_;
 };
 

@@ -81,7 +81,7 @@ ViaNic::ViaNic(node::Job& job, const ViaParams& params)
       p_(params),
       credits_(*this, params.receive_credits),
       engine_free_(static_cast<std::size_t>(job.machine.node_count()), 0),
-      registered_(static_cast<std::size_t>(job.size())) {}
+      registered_(job.size(), 0) {}
 
 // The engine takes a message when it is done with the ones posted before it, and is busy for
 // as long as the message's wire bytes take at the node's injection rate; every packet the NIC
@@ -107,9 +107,8 @@ Task<> ViaNic::rdma_write(Rank src, Rank dst, Bytes bytes, Callback left) {
 }
 
 Time ViaNic::register_memory(Rank r, std::uint64_t buffer, Bytes bytes) {
-  if (!registered_[static_cast<std::size_t>(r)].insert(buffer).second) return 0;
-  const std::int64_t pages = std::max<std::int64_t>(1, (bytes + p_.page_size - 1) / p_.page_size);
-  return p_.registration_cpu + pages * p_.registration_page_cpu;
+  if (registered_.holds(r, buffer)) return 0;
+  return registration_cost(p_.registration_cpu, p_.registration_page_cpu, p_.page_size, bytes);
 }
 
 }  // namespace torsim::nic

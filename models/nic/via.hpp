@@ -17,9 +17,9 @@
 #pragma once
 
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
+#include "models/nic/registration_cache.hpp"
 #include "models/node/job.hpp"
 #include "sim/core/wait.hpp"
 
@@ -100,8 +100,8 @@ class ViaNic {
   node::Job& job_;
   ViaParams p_;
   Credits credits_;
-  std::vector<Time> engine_free_;                              // per node: when its send DMA engine is next idle
-  std::vector<std::unordered_set<std::uint64_t>> registered_;  // per rank: registration cache
+  std::vector<Time> engine_free_;  // per node: when its send DMA engine is next idle
+  RegistrationCache registered_;
 };
 
 }  // namespace torsim::nic
