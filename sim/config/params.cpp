@@ -1,6 +1,7 @@
 #include "sim/config/params.hpp"
 
 #include "sim/config/provenance.hpp"
+#include "sim/config/registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -286,11 +287,8 @@ std::string ParamReader::text(std::string_view name) const {
   auto value = v.get<std::string>();
   if (s.kind == ParamKind::choice) {
     const std::vector<std::string_view> options = choices_of(s);
-    if (std::find(options.begin(), options.end(), value) == options.end()) {
-      std::string valid;
-      for (auto o : options) valid += (valid.empty() ? "" : ", ") + std::string(o);
-      where(name).fail("unknown " + std::string(name) + " '" + value + "'; valid values are: " + valid);
-    }
+    if (std::find(options.begin(), options.end(), value) == options.end())
+      where(name).fail(unknown_name_message(name, value, options));
   }
   return value;
 }

@@ -408,7 +408,7 @@ CASES = {
                                     expect="flop_rate is read only for time-independent traces",
                                     scenario=replay(workload={"name": "trace", "path": AMG, "flop_rate": 1e9})),
     "replay-unknown-format": case("an unknown trace format", path="/workload/format",
-                                  expect="unknown format 'otf'; valid values are: auto, ti, dumpi, otf2",
+                                  expect="unknown format 'otf' (did you mean 'otf2'?); valid values are: auto, ti, dumpi, otf2",
                                   scenario=replay(workload={"name": "trace", "path": AMG, "format": "otf"})),
     "replay-trace-beyond-machine": case("a trace with more ranks than the machine has cores", path="/workload/path",
                                         expect="the trace has 27 ranks; machine 'clan-16' has 16 cores",

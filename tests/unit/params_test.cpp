@@ -71,6 +71,8 @@ TEST_CASE("bad values name the path and what was expected", "[params]") {
   check(R"({"latency": "1us", "size": "2MiB"})", "size", "/x/size", "out of range");
   check(R"({})", "latency", "/x", "missing required key 'latency'");
   check(R"({"latency": "1us", "mode": "medium"})", "mode", "/x/mode", "valid values are: fast, slow");
+  check(R"({"latency": "1us", "mode": "slwo"})", "mode", "/x/mode",
+        "unknown mode 'slwo' (did you mean 'slow'?); valid values are: fast, slow");
   check(R"({"latency": "1us", "sizes": ["8B", "x"]})", "sizes", "/x/sizes/1", "expected a size");
   check(R"({"latency": "1us", "sizes": {"from": "8B", "to": "4B", "factor": 2}})", "sizes", "/x/sizes",
         "'from' <= 'to'");
