@@ -88,6 +88,32 @@ constexpr ParamSpec kRouterSpecs[] = {
      "preset", "dateline|bubble|none"},
     {"adaptive_channels", ParamKind::integer, "1", "", "1", "8",
      "minimal adaptive routing: virtual channels any productive link may take, besides the escape channels", "preset"},
+    {"dateline_channel", ParamKind::choice, "after_crossing", "", "", "",
+     "dateline deadlock avoidance: after_crossing: a packet takes the first virtual channel of a ring up to its "
+     "wrap-around link and the second from there to the end of the dimension; whole_ring: a packet whose route along "
+     "the ring crosses the wrap-around link takes the second channel for its whole run along that ring, the others "
+     "the first (BookSim's dim_order_torus; dimension-order routes, with minimal adaptive routing the escape "
+     "channel switches after crossing)",
+     "preset", "after_crossing|whole_ring"},
+    {"input_speedup", ParamKind::integer, "0", "", "0", "16",
+     "switch allocation: packets one input port (all its virtual channels) may send through the crossbar at once; "
+     "1 = an input-queued router's single crossbar input per port; 0 = no limit, each virtual channel its own",
+     "preset"},
+    {"head_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+     "credit flow control: a packet that reaches the front of its input buffer behind another is routed and "
+     "allocated a virtual channel only then: it leaves no earlier than this after the previous packet's tail (0: "
+     "the router prepares the next head while the previous packet leaves)",
+     "preset"},
+    {"pipeline_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+     "the part of each network link's link_latency spent in the router the link enters (routing, virtual-channel "
+     "and switch allocation, crossbar) before a packet may leave its input buffer; the rest is the wire, which a "
+     "credit crosses on its way back (at most the smallest network link latency)",
+     "preset"},
+    {"credit_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+     "credit flow control: the time a router takes to process a returned credit, on top of the wire it crosses; "
+     "a buffer's space is reusable upstream (link_latency - pipeline_latency) + credit_delay after a packet's "
+     "tail leaves it",
+     "preset"},
 };
 
 // Compute costs are read by name by the model that needs them; each is declared here so that a
@@ -168,7 +194,22 @@ RouterParams parse_router(const ParamReader& r) {
       "deadlock_avoidance",
       {{"dateline", Avoidance::dateline}, {"bubble", Avoidance::bubble}, {"none", Avoidance::none}});
   p.adaptive_channels = static_cast<int>(r.integer("adaptive_channels"));
+  using Dateline = RouterParams::DatelineChannel;
+  p.dateline_channel = r.choice<Dateline>(
+      "dateline_channel", {{"after_crossing", Dateline::after_crossing}, {"whole_ring", Dateline::whole_ring}});
+  p.input_speedup = static_cast<int>(r.integer("input_speedup"));
+  p.head_delay = r.time("head_delay");
+  p.pipeline_latency = r.time("pipeline_latency");
+  p.credit_delay = r.time("credit_delay");
   return p;
+}
+
+// A hop's router pipeline is part of its link latency: it cannot exceed the shortest network link's.
+void check_pipeline(const Machine& m, const Where& where) {
+  for (const auto& link : m.topology->links())
+    if (link.kind == topo::LinkKind::network && link.latency < m.router.pipeline_latency)
+      where.fail("the router pipeline is part of each network link's latency, so at most the shortest link's (" +
+                 format_time(link.latency) + "), got " + format_time(m.router.pipeline_latency));
 }
 
 void check_sources(const Json& sources, const Where& where) {
@@ -215,6 +256,7 @@ Machine parse_machine(const Json& spec, const Where& where) {
   m.router = parse_router(ParamReader(r.nested("router"), r.where("router"), kRouterParams));
   const topo::NodeLinks node_links{m.node.injection_bandwidth, m.node.ejection_bandwidth};
   m.topology = topo::make_topology(r.nested("topology"), r.where("topology"), node_links);
+  check_pipeline(m, r.where("router") / "pipeline_latency");
   m.nic = r.nested("nic");
   m.gpu = r.nested("gpu");
   m.compute = r.nested("compute");

@@ -50,6 +50,12 @@ struct RouterParams {
   int virtual_channels = 2;    // per network port
   int adaptive_channels = 1;   // minimal adaptive routing's channels (after the escape ones)
   DeadlockAvoidance deadlock_avoidance = DeadlockAvoidance::dateline;
+  enum class DatelineChannel : std::uint8_t { after_crossing, whole_ring };
+  DatelineChannel dateline_channel = DatelineChannel::after_crossing;
+  Time pipeline_latency = 0;  // the part of a hop's link latency spent in the router it enters
+  Time credit_delay = 0;      // a credit's processing, on top of the wire it returns by
+  int input_speedup = 0;      // packets one input port switches at a time (0: one per virtual channel)
+  Time head_delay = 0;        // a packet behind another in its input buffer: routing and VC allocation after its tail
 };
 
 struct Machine {

@@ -17,9 +17,15 @@ CreditModel::CreditModel(Kernel& kernel, const Machine& machine, Bytes train_byt
       network_capacity_(capacity_or_unbounded(machine.router.buffer_per_vc)),
       injection_capacity_(capacity_or_unbounded(machine.router.injection_buffer)) {
   classify_links();
+  tabulate_credit_returns(machine.router);
   // The dateline pair, or the bubble, only where there are rings to break.
   using Avoidance = RouterParams::DeadlockAvoidance;
   dateline_ = ring_dims_ != 0 && machine.router.deadlock_avoidance == Avoidance::dateline;
+  whole_ring_ = dateline_ && !adaptive_ && machine.router.dateline_channel == RouterParams::DatelineChannel::whole_ring;
+  input_speedup_ = static_cast<std::uint32_t>(machine.router.input_speedup);
+  head_delay_ = machine.router.head_delay;
+  if (input_speedup_ > 0)
+    inputs_ = std::vector<LinkTimeline>(static_cast<std::size_t>(topology_.link_count()) * input_speedup_);
   bubble_ =
       ring_dims_ != 0 && machine.router.deadlock_avoidance == Avoidance::bubble && network_capacity_ != kUnbounded;
   if (bubble_) bubble_bytes_ = machine.packet.wire_bytes(unit_payload(machine.packet));
@@ -71,6 +77,13 @@ void CreditModel::classify_links() {
                              ? static_cast<std::uint8_t>(2 * info.dim + (info.direction < 0 ? 1 : 0))
                              : 0);
   }
+}
+
+// A credit crosses the wire back (the link's latency less the router pipeline it includes; an
+// injection link's, which may be shorter than the pipeline, at least 0) and is then processed.
+void CreditModel::tabulate_credit_returns(const RouterParams& router) {
+  for (const LinkTiming& t : link_timings_)
+    credit_return_.push_back(std::max<Time>(0, t.latency - router.pipeline_latency) + router.credit_delay);
 }
 
 void CreditModel::allocate_buffers() {
@@ -209,9 +222,30 @@ CreditModel::Option CreditModel::option(const Unit& u, LinkId link, int adaptive
   // to the end of that dimension.
   const bool same_dimension =
       u.link >= 0 && (link_class_[static_cast<std::size_t>(u.link)] & kDimMask) == (c & kDimMask);
-  const bool crossed = dateline_ && ((same_dimension && u.crossed_dateline) || (c & kDateline));
+  const bool crossed = dateline_ && (whole_ring_ ? (same_dimension ? u.crossed_dateline : run_wraps(u, link))
+                                                 : (same_dimension && u.crossed_dateline) || (c & kDateline));
   const int vc = adaptive_channel >= 0 ? adaptive_vc_ + adaptive_channel : crossed ? 1 : 0;
   return {link, static_cast<std::uint8_t>(vc), crossed};
+}
+
+// Whether the unit's run along the ring it enters by `link` (its next link) crosses the ring's
+// dateline: `link` or the following links of its route along the same dimension. A unit in the
+// network is the first member of its InFlight record, whose read-ahead links follow its next
+// link, and then its route.
+bool CreditModel::run_wraps(const Unit& u, LinkId link) const {
+  const auto dimension_of = [this](LinkId l) { return link_class_[static_cast<std::size_t>(l)] & kDimMask; };
+  const auto dateline = [this](LinkId l) { return (link_class_[static_cast<std::size_t>(l)] & kDateline) != 0; };
+  const auto dimension = dimension_of(link);
+  if (dateline(link)) return true;
+  const auto& f = *reinterpret_cast<const InFlight*>(&u);
+  for (std::uint8_t i = f.ahead_next; i < f.ahead_count; ++i) {
+    if (dimension_of(f.ahead[i]) != dimension) return false;
+    if (dateline(f.ahead[i])) return true;
+  }
+  for (const LinkId* next = f.unit.route;; ++next) {  // a route ends with an ejection link, of no dimension
+    if (dimension_of(*next) != dimension) return false;
+    if (dateline(*next)) return true;
+  }
 }
 
 // With the bubble, a ring's escape buffers hold whole units as slots: a smaller unit (a
@@ -305,7 +339,7 @@ void CreditModel::try_forward(UnitId id) {
   if (u.waits_on != kNone && queue_head(u) != id) return;  // queued behind others
   // A unit in a buffer has its head in (it was tried no earlier than its arrival); at its NIC
   // its head leaves with its tail.
-  const Time earliest = std::max({kernel_.now(), in ? in->last_start : u.tail});
+  const Time earliest = std::max({kernel_.now(), in ? behind(*in) : u.tail});
   if (!adaptive_ && !has_lanes_) {  // one way out
     const Option out = option(u, u.next_link, -1);
     prefetch_hop(u, out.link);
@@ -317,6 +351,12 @@ void CreditModel::try_forward(UnitId id) {
   const Choice best = first_to_finish(id, u, earliest, std::max(u.tail, in ? in->last_end : 0));
   if (best.option == options_.size()) return wait_for(id, options_.front());
   book(id, options_[best.option], best.start, stop_waiting(u));
+}
+
+// A unit at the front of its input buffer leaves no earlier than the unit before it started,
+// nor, with a head delay, earlier than that long after that one's tail.
+Time CreditModel::behind(const Buffer& in) const {
+  return head_delay_ > 0 ? std::max(in.last_start, in.last_end + head_delay_) : in.last_start;
 }
 
 // Among the ways out with credit, the one on which the unit's tail would leave first.
@@ -398,8 +438,13 @@ void CreditModel::book(UnitId id, const Option& out, Time start, Woken woken) {
   timeline.forget_before(kernel_.now());
   const std::uint32_t tag = timeline.tag();
   const Time duration = serialisation(tag, shape);
+  Time from = std::max(start, tail - duration);
+  if (input_speedup_ > 0 && u.link >= 0) {
+    const Time passes = through_crossbar(u, timeline, from, duration);
+    if (passes != from) start = from = passes;
+  }
   Time head_passes = start;
-  const Time end = timeline.reserve(head_passes, std::max(start, tail - duration), duration);
+  const Time end = timeline.reserve(head_passes, from, duration);
   observe_booking(out.link, end, duration);
   if (!is_ejection(out.link)) buffer(out.link, out.vc).committed += footprint(u, out.link, out.vc);
   // With one way out, the unit woken waited for the buffer this one has just filled: a retry
@@ -436,6 +481,26 @@ void CreditModel::book(UnitId id, const Option& out, Time start, Woken woken) {
   if (!adaptive_) next_hop(f);  // an adaptive unit's next link is chosen at its next router
   const std::uint64_t arrival = ui | static_cast<std::uint64_t>(buffer_index(f.unit.link, f.unit.vc)) << 32;
   kernel_.at(head, member_callback<CreditModel, &CreditModel::arrive>(this, arrival));
+}
+
+// Switch allocation with few crossbar inputs: the unit's input port (its channel's share of it)
+// passes one unit at a time, so the output link's window must find that input idle too. Its
+// window on the output link (gaps filled) is planned from `from` on; while the crossbar input
+// is busy within it, the plan starts again where the input is next free for as long. Books the
+// input for the window found; returns where the unit's booking on `out` may start (`from`, or
+// later).
+Time CreditModel::through_crossbar(const Unit& u, const LinkTimeline& out, Time from, Time duration) {
+  LinkTimeline& input = inputs_[static_cast<std::size_t>(u.link) * input_speedup_ + u.vc % input_speedup_];
+  input.forget_before(kernel_.now());
+  for (;;) {
+    const LinkTimeline::Plan plan = out.plan(from, duration);
+    const Time free = input.first_window(plan.first, plan.end - plan.first);
+    if (free == plan.first) {
+      input.book(plan);
+      return from;
+    }
+    from = free;
+  }
 }
 
 std::uint32_t CreditModel::enter_network(UnitId id) {
@@ -475,8 +540,8 @@ void CreditModel::read_ahead(InFlight& f) {
   f.ahead_next = 0;
 }
 
-// The unit's tail leaves its input buffer at `end`; the credit reaches the sender one link
-// latency later. The unit behind it, and the first waiting for space, may move.
+// The unit's tail leaves its input buffer at `end`; the credit reaches the sender, and is
+// processed, credit_return_ later. The unit behind it, and the first waiting for space, may move.
 void CreditModel::leave_input(Unit& u, Time head_passes, Time end) {
   if (u.link < 0) return;
   Buffer& in = buffer(u.link, u.vc);
@@ -485,7 +550,7 @@ void CreditModel::leave_input(Unit& u, Time head_passes, Time end) {
   u.next_in_buffer = kNone;
   const Bytes room = footprint(u, u.link, u.vc);
   in.committed -= room;
-  add_credit(in, end + link_timings_[timing_tags_[static_cast<std::size_t>(u.link)]].latency, room);
+  add_credit(in, end + credit_return_[timing_tags_[static_cast<std::size_t>(u.link)]], room);
   in.last_start = head_passes;
   in.last_end = end;
   if (in.fifo_head != kNone) retry(in.fifo_head);

@@ -13,8 +13,9 @@
 //  - It needs credit for all its wire bytes in the next buffer: the buffer's capacity minus the
 //    bytes sent or promised into it whose departure is not yet scheduled, minus those whose
 //    departure is scheduled but whose credit has not come back (departure + the link's
-//    latency). When the credit is not known yet, the unit waits in the next buffer's waiter
-//    queue (first come, first served) and is retried when a unit there is scheduled to leave.
+//    latency less the router's pipeline, the wire, + the credit's processing delay). When the
+//    credit is not known yet, the unit waits in the next buffer's waiter queue (first come,
+//    first served) and is retried when a unit there is scheduled to leave.
 //  - Bubble flow control (`deadlock_avoidance: bubble`, Blue Gene's escape channel): one
 //    channel per ring; a unit entering a ring's channel (from its injection buffer, another
 //    dimension or an adaptive channel) needs credit for itself and one more unit (the bubble),
@@ -25,6 +26,10 @@
 //    head may pass once the link is idle; it takes its serialisation time from
 //    max(start, tail arrival - serialisation) on, filling gaps) and frees its input buffer at
 //    the end of that booking, when its tail has left.
+//  - The router (each off by default): one crossbar input per input port (`input_speedup`: a
+//    unit's window on its output link must find its input idle too), a unit behind another
+//    in its buffer routed only after that one's tail (`head_delay`), and BookSim's dateline
+//    classes, a ring's second channel for the whole run of a unit whose run wraps (`whole_ring`).
 // The NIC sends a message's units one after another, each when the previous one's tail has
 // left (the injection link's input is the router's injection buffer, so a full buffer holds the
 // NIC); the last unit's departure is the local completion. A node may have several injection
@@ -149,6 +154,7 @@ class CreditModel final : public PacketModelBase {
   std::uint8_t injection_fifo(const std::vector<LinkId>& route) const;
 
   void classify_links();
+  void tabulate_credit_returns(const RouterParams& router);
   void allocate_buffers();
   /// Input errors: too few virtual channels for the scheme, a buffer smaller than a packet.
   void check_router(const Machine& machine) const;
@@ -201,6 +207,12 @@ class CreditModel final : public PacketModelBase {
   /// Books the unit out by `out` and retries `woken`, unless it would find no credit.
   void book(UnitId id, const Option& out, Time start, Woken woken);
   void leave_input(Unit& u, Time head_passes, Time end);
+  /// The earliest a unit at the front of `in` may leave, after the unit before it.
+  Time behind(const Buffer& in) const;
+  /// The start of the unit's window on `out` that its crossbar input can pass (and books it there).
+  Time through_crossbar(const Unit& u, const LinkTimeline& out, Time from, Time duration);
+  /// Whether the unit's run along the ring it enters by `link` crosses the ring's dateline.
+  bool run_wraps(const Unit& u, LinkId link) const;
   /// The credit the unit needs in the buffer of `out` (with a bubble when it enters a ring).
   Bytes room_needed(const Unit& u, const Option& out) const;
   void wait_for(UnitId id, const Option& out);
@@ -228,6 +240,7 @@ class CreditModel final : public PacketModelBase {
   };
   Choice first_to_finish(UnitId id, const Unit& u, Time earliest, Time tail);
 
+  std::vector<Time> credit_return_;  // per link timing tag: tail leaves a buffer -> its credit usable upstream
   std::vector<std::uint8_t> link_class_;
   std::vector<std::uint32_t> first_buffer_;  // per link: its first buffer in buffers_
   std::vector<std::uint8_t> direction_;      // per link: 2 * dimension (+1 if negative); 0 off the network
@@ -241,7 +254,11 @@ class CreditModel final : public PacketModelBase {
   std::uint64_t ring_dims_ = 0;  // bit d + 1: dimension d has wrap-around links
   Bytes network_capacity_, injection_capacity_;
   bool dateline_ = false;
-  std::vector<Buffer> buffers_;  // per link and virtual channel
+  Time head_delay_ = 0;              // a unit behind another in its input buffer leaves this long after that one's tail
+  bool whole_ring_ = false;          // a ring's dateline channel for a unit's whole run along it
+  std::uint32_t input_speedup_ = 0;  // crossbar inputs per input port (0: one per channel, not modelled)
+  std::vector<LinkTimeline> inputs_;  // per link (its router end) and crossbar input: units switched from it
+  std::vector<Buffer> buffers_;       // per link and virtual channel
   SlotPool<Message> messages_;
   SlotPool<InFlight> units_;       // units in the network
   SlotPool<Unit> pending_;         // units at their NIC, not yet on the injection link

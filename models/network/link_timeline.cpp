@@ -123,6 +123,14 @@ Time LinkTimeline::first_idle(Time t) const {
   return busy != last && busy->start <= t ? busy->end : t;
 }
 
+Time LinkTimeline::first_window(Time from, Time length) const {
+  const Interval* last = base() + end();
+  const Interval* busy = std::upper_bound(base() + begin(), last, from, ends_after);
+  Time s = from;
+  for (; busy != last && busy->start < s + length; ++busy) s = std::max(s, busy->end);
+  return s;
+}
+
 // The head meets booked time. plan(), first_idle() and book() in one pass: the search for
 // `from` starts at the head's interval, and the walk that fills gaps also finds the
 // intervals the booking merges with (book() searches for them again).

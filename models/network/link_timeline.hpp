@@ -38,6 +38,8 @@ class alignas(64) LinkTimeline {
   void book(const Plan& plan);
   /// The first instant at or after `t` when the link is idle.
   Time first_idle(Time t) const;
+  /// The earliest s >= `from` such that the link is idle throughout [s, s + length).
+  Time first_window(Time from, Time length) const;
   /// Books plan(from, duration) and returns its end; sets `head` to first_idle(head) (head
   /// <= from). One search, and none when the link is idle from the head on (half the hops
   /// under load: that case is inline). Counts `duration` as busy time. (`head` is updated in

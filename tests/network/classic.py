@@ -168,6 +168,15 @@ def deadlock(torsim, workdir, messages, failures):
     return out
 
 
+def kept_sections(path):
+    """The section tests/network/booksim.py writes into the same report, kept as it is."""
+    begin, end = "<!-- booksim:begin -->", "<!-- booksim:end -->"
+    text = Path(path).read_text() if Path(path).exists() else ""
+    if begin not in text or end not in text:
+        return ""
+    return "\n" + begin + text.split(begin, 1)[1].split(end, 1)[0] + end + "\n"
+
+
 def report(path, sweeps, preset, hot, dead, command):
     import matplotlib
     matplotlib.use("Agg")
@@ -232,7 +241,7 @@ def report(path, sweeps, preset, hot, dead, command):
               f"- dateline channels: completes, {dead['dateline']:.1f} us simulated" if isinstance(dead["dateline"], float)
               else f"- dateline channels: {dead['dateline']}",
               f"- one channel (`deadlock_avoidance: none`): `{dead['none']}`"]
-    Path(path).write_text("\n".join(lines) + "\n")
+    Path(path).write_text("\n".join(lines) + "\n" + kept_sections(path))
 
 
 def main():

@@ -291,3 +291,81 @@ TEST_CASE("credit model: too few virtual channels or too small a buffer is an in
   const Machine small = make_machine(spec);
   CHECK_THROWS_WITH(net::CreditModel(k, small, 4096), Catch::Contains("at least one packet"));
 }
+
+namespace {
+
+// An 8-ring of 5 GB/s links, 200 ns per hop, with the router parameters given.
+Machine ring_router(const Json& router, const std::string& buffer = "2KiB", const std::string& injection = "20GB/s") {
+  Json topology = torus_json({8}, {"5GB/s"});
+  topology["dims"][0]["link_latency"] = "200ns";
+  Json m = machine_json(topology, injection);
+  m["router"] = {{"buffer_per_vc", buffer}, {"injection_buffer", buffer}, {"virtual_channels", 2}};
+  for (const auto& [key, value] : router.items()) m["router"][key] = value;
+  return make_machine(m);
+}
+
+}  // namespace
+
+TEST_CASE("credit model: a router pipeline apart from the wire shortens the credit loop", "[network][flow_control]") {
+  // A lone flow with buffers smaller than the round trip runs at about buffer / round trip. The
+  // credit crosses only the wire back (link_latency - pipeline_latency), plus credit_delay.
+  const Bytes bytes = 256 << 10;
+  auto delivered = [&](const Json& router) { return run_credit(ring_router(router), {{0, 3, bytes}})[0].delivered; };
+  const Time whole_hop = delivered(Json::object());
+  const Time wire_only = delivered({{"pipeline_latency", "150ns"}});
+  CHECK(wire_only < whole_hop * 8 / 10);
+  CHECK(delivered({{"pipeline_latency", "150ns"}, {"credit_delay", "150ns"}}) == whole_hop);
+  CHECK(delivered({{"credit_delay", "100ns"}}) > whole_hop);
+  // Buffers that cover the round trip: the pipeline is part of the hop's latency, no more.
+  const Machine deep = ring_router({{"pipeline_latency", "150ns"}}, "64KiB");
+  CHECK(run_credit(deep, {{0, 3, bytes}})[0].delivered == closed_form(deep, 0, 3, bytes));
+  CHECK_THROWS_WITH(ring_router({{"pipeline_latency", "250ns"}}), Catch::Contains("pipeline_latency"));
+}
+
+TEST_CASE("credit model: one crossbar input per port serialises its channels (input_speedup 1)",
+          "[network][flow_control]") {
+  // Node 0's NIC (20 GB/s) fills two injection FIFOs (one per direction) faster than the 5 GB/s
+  // links drain them: with a crossbar input per FIFO both messages leave at once, with one per
+  // port they take turns, so the later finishes about twice as late.
+  const Bytes bytes = 256 << 10;
+  auto later = [&](int speedup) {
+    const Machine m = ring_router({{"injection_fifos", 2}, {"input_speedup", speedup}}, "64KiB");
+    const auto done = run_credit(m, {{0, 1, bytes}, {0, 7, bytes}});
+    return std::max(done[0].delivered, done[1].delivered);
+  };
+  const Time alone = run_credit(ring_router({{"injection_fifos", 2}}, "64KiB"), {{0, 1, bytes}})[0].delivered;
+  INFO("alone " << alone << ", input_speedup 0: " << later(0) << ", 1: " << later(1));
+  CHECK(later(0) < alone * 12 / 10);
+  CHECK(later(1) > alone * 18 / 10);
+  CHECK(later(2) == later(0));
+}
+
+TEST_CASE("credit model: a unit behind another waits head_delay after its tail", "[network][flow_control]") {
+  // A lone flow of 1 KiB units (deep buffers): each unit behind another in an input buffer
+  // leaves head_delay after that one's tail, so the flow's rate falls to unit / (serialisation +
+  // head_delay).
+  const Bytes bytes = 256 << 10;
+  auto delivered = [&](const char* delay) {
+    return run_credit(ring_router({{"head_delay", delay}}, "64KiB"), {{0, 2, bytes}}, 1024)[0].delivered;
+  };
+  const Time unit = transfer_time(Bytes{1024}, 5000000000);
+  const Time base = delivered("0ns");
+  const Time slower = delivered("100ns");
+  const double units = static_cast<double>(bytes) / 1024;
+  CHECK(static_cast<double>(slower - base) > 0.8 * units * 100000);
+  CHECK(static_cast<double>(slower - base) < 1.2 * units * (100000 + unit));
+}
+
+TEST_CASE("credit model: whole-ring dateline classes keep the rings free of deadlock", "[network][flow_control]") {
+  // The tornado that deadlocks without the dateline (above), with BookSim's classes: a unit
+  // whose run along a ring wraps takes channel 1 for the whole run.
+  std::vector<Flow> tornado;
+  for (int i = 0; i < 8; ++i) tornado.push_back({i, (i + 3) % 8, 256 << 10});
+  Json spec = machine_json(torus_json({8}, {"5GB/s"}), "10GB/s");
+  spec["router"] = {{"buffer_per_vc", "2KiB"},
+                    {"injection_buffer", "2KiB"},
+                    {"virtual_channels", 2},
+                    {"dateline_channel", "whole_ring"}};
+  const auto done = run_credit(make_machine(spec), tornado);
+  for (const auto& c : done) CHECK(c.delivered > 0);
+}
