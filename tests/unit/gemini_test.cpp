@@ -128,6 +128,21 @@ TEST_CASE("Charm++ adds its send, allocation and scheduler costs to every messag
   CHECK(charm_mpi > charm);
 }
 
+TEST_CASE("a Charm++ put or get is a message and an acknowledgement from the target", "[gemini][charm]") {
+  const Json nodes{{"node_list", {0, 2}}};
+  for (const std::string layer : {"charm_ugni", "charm_mpi"}) {
+    const double message = latency_us(run(hopper(layer, nodes, pingpong({8}))));  // one way
+    for (const std::string operation : {"put", "get"}) {
+      INFO(layer << " " << operation);
+      const auto r = run(hopper(layer, nodes, pingpong({8}, operation)));
+      CHECK(r.blocked_processes == 0);  // the acknowledgement came back
+      // There and back: more than one message's latency, less than two 8 B ones plus slack.
+      CHECK(latency_us(r) > message);
+      CHECK(latency_us(r) < 2 * message + 0.5);
+    }
+  }
+}
+
 TEST_CASE("Charm++ over uGNI: pxshm on a node, persistent messages without a handshake", "[gemini][charm]") {
   // On one node: no network message at all.
   CHECK(messages_per_round("charm_ugni", 65536, {{"node_list", {0}}, {"ranks_per_node", 2}}) == 0);

@@ -38,10 +38,19 @@ constexpr ParamSpec kCharmUgniSpecs[] = {
      "[C-code] same"},
 };
 
+// The target's side of a put or get: its runtime takes the message and sends an empty
+// acknowledgement back.
+Task<> acknowledge(MessagingLayer& layer, Rank target, Rank origin, Tag tag) {
+  Request message = layer.irecv(target, origin, tag);
+  co_await message;
+  co_await co_await layer.isend(target, origin, 0, tag, 0);
+}
+
 // Charm++ has no one-sided operations: a put or a get is a message of its size, and an
 // acknowledgement back; both machine layers do so.
 Task<> message_and_ack(MessagingLayer& layer, Rank self, Rank target, Bytes size) {
   const Tag tag = layer.next_collective_tag(self);
+  layer.kernel().spawn(acknowledge(layer, target, self, tag));
   Request ack = layer.irecv(self, target, tag);
   co_await co_await layer.isend(self, target, size, tag, 0);
   co_await ack;
