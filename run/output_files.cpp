@@ -131,16 +131,17 @@ void OutputDir::stage() {
     }
     missing.insert(missing.begin(), p);
   }
+  // Each directory is guarded before it is made: a signal between the two leaves nothing behind.
   for (const auto& p : missing) {
+    guards_.push_back(std::make_unique<RemoveOnSignal>(p.string()));
     if (!fs::create_directory(p, ec) && ec) where_.fail("cannot create " + p.string() + ": " + ec.message());
     created_parents_.push_back(p.string());
-    guards_.push_back(std::make_unique<RemoveOnSignal>(p.string()));
   }
   remove_abandoned_staging(staging_);
+  guards_.push_back(std::make_unique<RemoveOnSignal>(staging_, true));
   if (!fs::create_directory(staging_, ec) || ec)
     where_.fail("cannot create a directory beside " + dir_ + " (" + staging_ +
                 "): " + (ec ? ec.message() : "it exists"));
-  guards_.push_back(std::make_unique<RemoveOnSignal>(staging_, true));
   if (fs::exists(dir_, ec) && ::access(dir_.c_str(), W_OK) != 0)
     where_.fail("cannot write into " + dir_ + ": " + system_reason(errno));
 }
