@@ -94,14 +94,17 @@ std::string TiWriter::counts(std::span<const std::int64_t> values, std::int32_t 
   return text;
 }
 
+void TiWriter::Pending::forget_order(const Request& req) {
+  const auto same = by_key.find(req.key());
+  same->second.erase(req.order);
+  if (same->second.empty()) by_key.erase(same);
+}
+
 void TiWriter::add_request(std::int32_t r, std::int64_t request, Request req) {
   Pending& pending = pending_[static_cast<std::size_t>(r)];
-  if (const auto reused = pending.requests.find(request); reused != pending.requests.end()) {
-    // A handle used again before its wait: the earlier request is no longer waitable by it.
-    auto& orders = pending.by_key[reused->second.key()];
-    orders.erase(reused->second.order);
-    if (orders.empty()) pending.by_key.erase(reused->second.key());
-  }
+  // A handle used again before its wait: the earlier request is no longer waitable by it.
+  if (const auto reused = pending.requests.find(request); reused != pending.requests.end())
+    pending.forget_order(reused->second);
   req.order = pending.next_order++;
   pending.by_key[req.key()].insert(req.order);
   pending.requests[request] = req;
@@ -112,16 +115,14 @@ std::string TiWriter::wait_action(std::int32_t r, const Call& call, const char* 
   const auto it = pending.requests.find(request);
   if (it == pending.requests.end()) return "";
   const Request req = it->second;
-  const auto same = pending.by_key.find(req.key());
-  if (*same->second.begin() != req.order)
+  if (*pending.by_key.at(req.key()).begin() != req.order)
     cannot(r, call,
            std::string(name) + " on a request while an earlier one with the same source (" + integer(req.src) +
                "), destination (" + integer(req.dst) + ") and tag (" + integer(req.tag) +
                ") is pending: the format names a request by those three only, and a replay would take the "
                "earlier one");
   if (std::string_view(name) == "wait") {
-    same->second.erase(req.order);
-    if (same->second.empty()) pending.by_key.erase(same);
+    pending.forget_order(req);
     pending.requests.erase(it);
   }
   return std::string(name) + " " + integer(req.src) + " " + integer(req.dst) + " " + integer(req.tag);

@@ -60,6 +60,7 @@ class TiWriter {
     std::unordered_map<std::int64_t, Request> requests;
     std::map<std::array<std::int32_t, 3>, std::set<std::uint64_t>> by_key;  // orders, oldest first
     std::uint64_t next_order = 0;
+    void forget_order(const Request& req);  // by_key without req (requests is left to the caller)
   };
   void line(std::int32_t r, std::string_view text);
   void flush();
