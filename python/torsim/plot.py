@@ -20,7 +20,7 @@ def fail(file, path, message):
     sys.exit(2)
 
 
-def load_sweep(results_dir):
+def load_results(results_dir):
     path = os.path.join(results_dir, "results.json")
     if not os.path.isfile(path):
         fail(results_dir, "/", "expected the output directory of torsim run (it holds no results.json)")
@@ -84,7 +84,7 @@ def main(argv):
     if len(argv) != 3:
         fail("command line", "plot", "expected RESULTS_DIR OUT_PNG")
     results_dir, out = argv[1], argv[2]
-    path, doc = load_sweep(results_dir)
+    path, doc = load_results(results_dir)
     try:
         import matplotlib
         matplotlib.use("Agg")
