@@ -309,6 +309,19 @@ TEST_CASE("malformed DUMPI traces name the file and the record", "[trace][dumpi]
     CHECK_THAT(e.message(),
                Catch::Contains("MPI_Isend: unknown datatype 200: the trace's datatype table has 28 entries"));
   }
+  SECTION("a negative count") {
+    // MPI_Isend's count at the 5th record becomes -2: no size can be replayed from it.
+    const dumpi::File f(copy.bin());
+    dumpi::File::Stream s(f);
+    dumpi::Record r;
+    for (int i = 0; i < 5; ++i) s.next(r);
+    const std::size_t count_at = r.offset + 2 + 1 + 2 + 24;  // label, mask, thread, clocks
+    for (int b = 0; b < 4; ++b) copy.bytes[count_at + b] = static_cast<char>(b == 3 ? 0xfe : 0xff);
+    copy.write();
+    const auto e = error_reading(copy.meta());
+    CHECK(e.path() == "record 4 (byte " + std::to_string(r.offset) + ")");
+    CHECK_THAT(e.message(), Catch::Contains("MPI_Isend: a negative count (-2)"));
+  }
   SECTION("a destination out of range") {
     const dumpi::File f(copy.bin());
     dumpi::File::Stream s(f);

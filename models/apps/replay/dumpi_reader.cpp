@@ -471,6 +471,7 @@ class DumpiCursor : public RankCursor {
   std::int32_t peer(Role role, bool source) const;
   std::int32_t tag(Role role) const;
   Bytes size_of(std::int64_t datatype) const;
+  Bytes bytes_of(std::int64_t count, std::int64_t datatype) const;
   void point_to_point(Call& call);
   void completion(Call& call);
   void collective(Call& call);
@@ -747,6 +748,19 @@ Bytes DumpiCursor::size_of(std::int64_t datatype) const {
   return sizes[static_cast<std::size_t>(datatype)];
 }
 
+// A count's bytes. A negative count, or a datatype whose recorded size is negative (MPI_UNDEFINED),
+// cannot be replayed: the trace is damaged or was recorded from an erroneous call.
+Bytes DumpiCursor::bytes_of(std::int64_t count, std::int64_t datatype) const {
+  if (count < 0) fail("a negative count (" + std::to_string(count) + ")");
+  if (count == 0) return 0;
+  const Bytes size = size_of(datatype);
+  if (size < 0) fail("datatype " + std::to_string(datatype) + " has a negative size (" + std::to_string(size) + ")");
+  Bytes bytes = 0;
+  if (__builtin_mul_overflow(count, size, &bytes))
+    fail("a count of " + std::to_string(count) + " overflows 2^63 bytes");
+  return bytes;
+}
+
 void DumpiCursor::matched_status(Call& call) const {
   if (!has(kStatus) || arg(kStatus).n == 0) return;
   const dumpi::Status& s = record_.statuses[arg(kStatus).first];
@@ -769,15 +783,15 @@ void DumpiCursor::point_to_point(Call& call) {
     call.datatype = static_cast<std::int32_t>(value(replace ? kDatatype : kSendType));
     call.recv_count = value(replace ? kCount : kRecvCount);
     call.recv_datatype = static_cast<std::int32_t>(value(replace ? kDatatype : kRecvType));
-    call.bytes = call.count * size_of(call.datatype);
-    call.recv_bytes = call.recv_count * size_of(call.recv_datatype);
+    call.bytes = bytes_of(call.count, call.datatype);
+    call.recv_bytes = bytes_of(call.recv_count, call.recv_datatype);
   } else {
     call.peer = peer(receive ? kSource : kDest, receive);
     call.tag = tag(kTag);
     if (has(kCount)) {
       call.count = value(kCount);
       call.datatype = static_cast<std::int32_t>(value(kDatatype));
-      call.bytes = call.count * size_of(call.datatype);
+      call.bytes = bytes_of(call.count, call.datatype);
     }
   }
   if (call.comm == kCommWorld && (call.peer >= trace_.ranks() || call.source2 >= trace_.ranks()))
@@ -816,7 +830,9 @@ Bytes DumpiCursor::total(std::span<const std::int64_t> counts, Role types_role, 
   if (per_rank && types.size() != counts.size())
     fail("it has " + std::to_string(counts.size()) + " counts but " + std::to_string(types.size()) + " datatypes");
   Bytes sum = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i) sum += counts[i] * size_of(per_rank ? types[i] : datatype);
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (__builtin_add_overflow(sum, bytes_of(counts[i], per_rank ? types[i] : datatype), &sum))
+      fail("its counts add up to more than 2^63 bytes");
   return sum;
 }
 
@@ -829,17 +845,17 @@ void DumpiCursor::collective(Call& call) {
   if (has(kCount)) {  // bcast, reduce, allreduce, scan, exscan
     call.count = value(kCount);
     call.datatype = static_cast<std::int32_t>(value(kDatatype));
-    call.bytes = call.count * size_of(call.datatype);
+    call.bytes = bytes_of(call.count, call.datatype);
   }
   if (has(kSendCount)) {
     call.count = value(kSendCount);
     call.datatype = static_cast<std::int32_t>(value(kSendType));
-    call.bytes = call.count * size_of(call.datatype);
+    call.bytes = bytes_of(call.count, call.datatype);
   }
   if (has(kRecvCount)) {
     call.recv_count = value(kRecvCount);
     call.recv_datatype = static_cast<std::int32_t>(value(kRecvType));
-    call.recv_bytes = call.recv_count * size_of(call.recv_datatype);
+    call.recv_bytes = bytes_of(call.recv_count, call.recv_datatype);
   }
   if (has(kSendCounts)) {
     call.counts = copy_ints(kSendCounts, counts_);
