@@ -6,7 +6,7 @@ WERROR ?= ON
 JOBS ?= $(shell nproc)
 SCENARIO ?= scenarios/raw/hopper-pingpong.json
 
-.PHONY: setup configure build run test bench validate reference update-golden clean sanitize-build sanitize format
+.PHONY: setup configure build run test bench validate validate-on-request reference update-golden clean sanitize-build sanitize format
 
 setup:
 	./scripts/setup.sh
@@ -46,6 +46,13 @@ validate: build
 	./$(BUILD_DIR)/torsim validate --record-status validation/status.json
 	./$(BUILD_DIR)/torsim validate --quick --no-plots --report $(BUILD_DIR)/validation-quick --record-status validation/status.json
 	./$(BUILD_DIR)/torsim validate --quick --sensitivity --no-plots --only $(QUICK_ROBUSTNESS_CLAIMS) --report $(BUILD_DIR)/validation-quick --record-status validation/status.json
+
+# The claims whose full-scale robustness costs hours of CPU (validation/claims.json's
+# sensitivity.on_request), varied by a run that names them into docs/validation/on-request/;
+# `make validate` then quotes it for each claim whose curves that run reproduced value for value.
+ON_REQUEST_CLAIMS = $(shell python3 -c "import json; print(','.join(c['id'] for c in json.load(open('validation/claims.json'))['claims'] if c.get('sensitivity', {}).get('on_request')))")
+validate-on-request: build
+	./$(BUILD_DIR)/torsim validate --only $(ON_REQUEST_CLAIMS) --jobs $(JOBS) --report docs/validation/on-request --record-status validation/status.json
 
 # Generated from the parameter tables: the scenario reference and the JSON Schemas (a test fails
 # when they are stale).

@@ -1,6 +1,7 @@
 #include "cli/validate.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -97,7 +98,11 @@ std::vector<const ClaimSpec*> select(const std::vector<ClaimSpec>& claims, const
   return out;
 }
 
-RunSettings settings(const Options& o) { return {o.quick, o.what_if}; }
+RunSettings settings(const Options& o) {
+  std::string only;
+  for (const auto& id : o.only) only += (only.empty() ? "" : ",") + id;
+  return {o.quick, o.what_if, only};
+}
 
 // validation.json, the plots and README.md, published together.
 void write_report(OutputDir& out, const std::vector<ClaimResult>& results, const Options& o) {
@@ -111,6 +116,16 @@ void write_report(OutputDir& out, const std::vector<ClaimResult>& results, const
     }
   out.write("README.md", report_markdown(results, settings(o), plotted));
   out.publish();
+}
+
+// A run of the whole registry (no what-if) shows the robustness a run naming each on-request
+// claim recorded in the committed report's on-request/ directory, where the same runs decided it.
+void adopt_on_request(std::vector<ClaimResult>& results, const Options& o) {
+  if (o.quick || !o.only.empty() || !o.what_if.empty()) return;
+  const std::string relative = std::string("docs/validation/") + kOnRequestReport + "/validation.json";
+  const std::string path = data_root() + "/" + relative;
+  if (!std::filesystem::exists(path)) return;
+  adopt_recorded_robustness(results, read_json_file(path), relative);
 }
 
 void record(const std::string& path, const std::vector<ClaimResult>& results, bool quick) {
@@ -131,6 +146,7 @@ int command_validate(const Args& args) {
     results.push_back(run_claim(*claim, where, cache, settings(o)));
     if (robustness_wanted(o) && !on_request(*claim, o)) add_robustness(results.back(), where, cache, settings(o));
   }
+  adopt_on_request(results, o);
   print_table(results);
   print_sensitivity(results);
   write_report(out, results, o);

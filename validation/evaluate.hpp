@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ namespace torsim::validation {
 struct RunSettings {
   bool quick = false;
   std::vector<std::string> what_if;  // path=value, as --set takes them
+  std::string only;                  // the claims named (--only), or "" for the whole registry
 };
 
 struct CheckResult {
@@ -24,6 +26,16 @@ struct CheckResult {
   Verdict verdict;
   Curve gains;                         // gain per x, for gain rules (plotted)
   std::optional<Verdict> alternative;  // the check on its alternative measure (a note, never deciding)
+};
+
+/// The robustness of an on-request claim as a run naming it computed it, read back from that
+/// run's report (docs/validation/on-request/validation.json): adopted only when that run's
+/// curves equal this run's value for value, i.e. the same runs decided it.
+struct RecordedRobustness {
+  std::string report;  // the report it was read from
+  std::string label;   // its status label ("not reproduced (fragile: ...)")
+  std::string column;  // "k of n"
+  bool stale = false;  // its curves differ from this run's: not adopted
 };
 
 struct ClaimResult {
@@ -37,6 +49,8 @@ struct ClaimResult {
   std::map<std::string, std::map<double, Breakdown>> breakdowns;
   /// Its sensitivity and its status per network model (validation/robustness.hpp), when computed.
   Robustness robustness;
+  /// For an on-request claim that this run did not vary: what a run naming it recorded.
+  std::optional<RecordedRobustness> recorded;
 };
 
 /// The x values a claim's breakdowns are shown at: the registry's, or where each check was

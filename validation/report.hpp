@@ -17,6 +17,15 @@ Json results_json(const std::vector<ClaimResult>& results, const RunSettings& ru
 std::string report_markdown(const std::vector<ClaimResult>& results, const RunSettings& run,
                             const std::vector<std::string>& plots);
 
+/// Where a run naming the on-request claims writes its report, within the committed report's
+/// directory (`make validate-on-request`); a run of the whole registry reads it back.
+inline constexpr const char* kOnRequestReport = "on-request";
+
+/// For each on-request claim of `results` that this run did not vary, the robustness that a run
+/// naming it recorded in `report` (a report's validation.json, read from `path`): adopted when
+/// that run's curves equal this run's, marked stale otherwise. Claims it does not hold are left.
+void adopt_recorded_robustness(std::vector<ClaimResult>& results, const Json& report, const std::string& path);
+
 /// claim | paper | simulated | tolerance | status, and each sensitivity table, on stdout.
 void print_table(const std::vector<ClaimResult>& results);
 void print_sensitivity(const std::vector<ClaimResult>& results);

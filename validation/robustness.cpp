@@ -278,8 +278,10 @@ std::string robust_label(const ClaimResult& r) {
     notes.push_back(flips.empty() ? "robust" : "fragile: " + names(flips, 4));
     for (const ModelStatus* m : robust.differing_models(r.status))
       notes.push_back(std::string(status_name(m->status)) + " on " + m->model);
+  } else if (robustness_on_request(r) && r.recorded && !r.recorded->stale) {
+    return r.recorded->label;  // the same runs decided it: its notes are this run's
   } else if (robustness_on_request(r)) {
-    notes.push_back("robustness on request");
+    notes.push_back(r.recorded ? "robustness on request; the recorded one is stale" : "robustness on request");
   }
   if (!r.claim->by_construction.empty() && r.status == Status::reproduced) notes.push_back("holds by construction");
   if (!r.what_if.empty()) notes.push_back("what-if");
@@ -290,6 +292,7 @@ std::string robust_label(const ClaimResult& r) {
 
 std::string robust_column(const ClaimResult& r) {
   const Robustness& robust = r.robustness;
+  if (!robust.computed && robustness_on_request(r) && r.recorded && !r.recorded->stale) return r.recorded->column;
   if (!robust.computed) return robustness_on_request(r) ? "on request" : "-";
   return std::to_string(robust.kept_variants(r.status)) + " of " + std::to_string(robust.moving_variants());
 }

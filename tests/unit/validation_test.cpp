@@ -292,9 +292,9 @@ TEST_CASE("a variant of a parameter a run did not read reuses that run, exactly"
   const auto claims = load_claims(sensitivity_registry(dir).string());
   auto robustness_with = [&](bool reuse) {
     PointCache cache(1, reuse);
-    ClaimResult r = run_claim(claims[0], Where("claims.json"), cache, {true, {}});
-    add_robustness(r, Where("claims.json"), cache, {true, {}});
-    return results_json({r}, {true, {}}).dump();
+    ClaimResult r = run_claim(claims[0], Where("claims.json"), cache, {true, {}, ""});
+    add_robustness(r, Where("claims.json"), cache, {true, {}, ""});
+    return results_json({r}, {true, {}, ""}).dump();
   };
   CHECK(robustness_with(true) == robustness_with(false));
   std::filesystem::remove_all(dir);
@@ -358,6 +358,37 @@ TEST_CASE("a claim whose full-scale robustness is on request gets it when named,
   const Json named = read_json_file(report + "/validation.json")["claims"][0];
   CHECK(named.contains("robustness"));
   CHECK_THAT(named["label"].get<std::string>(), Catch::StartsWith("reproduced (fragile: "));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a run of the whole registry adopts an on-request claim's recorded robustness from the same runs only",
+          "[validation][sensitivity]") {
+  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-adopted";
+  const auto claims = load_claims(sensitivity_registry(dir, R"(, "on_request": "hours of CPU")").string());
+  PointCache cache(1);
+  const RunSettings full{false, {}, ""};
+  ClaimResult named = run_claim(claims[0], Where("claims.json"), cache, full);
+  add_robustness(named, Where("claims.json"), cache, full);
+  const Json recorded = results_json({named}, {false, {}, "T1"});
+  const ClaimResult skipped = run_claim(claims[0], Where("claims.json"), cache, full);
+  REQUIRE(robust_label(skipped) == "reproduced (robustness on request)");
+  REQUIRE_THAT(robust_label(named), Catch::StartsWith("reproduced (fragile: "));
+
+  std::vector<ClaimResult> results{skipped};
+  adopt_recorded_robustness(results, recorded, "on-request/validation.json");
+  CHECK(robust_label(results[0]) == robust_label(named));
+  CHECK(robust_column(results[0]) == robust_column(named));
+  CHECK_THAT(report_markdown(results, full, {}), Catch::Contains("as computed by a run naming the claim"));
+  CHECK(results_json(results, full)["claims"][0]["recorded_robustness"]["stale"] == false);
+
+  // Recorded from runs whose curves differ (another model, another preset): not adopted.
+  Json altered = recorded;
+  altered["claims"][0]["curves"]["mpi"]["y"][0] = 99.0;
+  std::vector<ClaimResult> other{skipped};
+  adopt_recorded_robustness(other, altered, "on-request/validation.json");
+  CHECK(robust_label(other[0]) == "reproduced (robustness on request; the recorded one is stale)");
+  CHECK(robust_column(other[0]) == "on request");
+  CHECK_THAT(report_markdown(other, full, {}), Catch::Contains("came from runs whose curves differ"));
   std::filesystem::remove_all(dir);
 }
 
