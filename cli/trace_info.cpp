@@ -28,9 +28,9 @@ Json placement_json(const TraceSummary& s) {
   for (const auto& [host, ranks] : s.hosts) hosts.push_back({{"host", host}, {"ranks", rank_ranges(ranks)}});
   std::size_t with_host = 0;
   for (const auto& host : s.hosts) with_host += host.second.size();
-  Json found = Json::array();
-  if (!s.hosts.empty()) found.push_back("host names");
+  Json found = Json::array();  // in the order placement.from_trace prefers them
   if (s.ranks_with_coords > 0) found.push_back("mesh coordinates");
+  if (!s.hosts.empty()) found.push_back("host names");
   return {{"hosts", hosts},
           {"ranks_with_host", with_host},
           {"ranks_with_mesh_coordinates", s.ranks_with_coords},
@@ -76,8 +76,11 @@ void print_info(std::ostream& out, const Json& info) {
       out << "  ... and " << p["hosts"].size() - kListed << " more (--json lists them)\n";
   }
   out << "mesh coordinates: " << p["ranks_with_mesh_coordinates"] << " ranks\n";
-  out << "placement from the trace: " << (p["found"].empty() ? "nothing recorded to place by" : "")
-      << (p["found"].empty() ? "" : p["found"].front().get<std::string>()) << "\n";
+  std::string by;
+  for (const auto& f : p["found"])
+    by += (by.empty() ? "" : ", else ") + f.get<std::string>() +
+          (f == "mesh coordinates" ? " (on a torus or mesh machine, when every rank has them)" : "");
+  out << "placement from the trace: " << (by.empty() ? "nothing recorded to place by" : by) << "\n";
   out << "communicators: " << info["communicators"] << " defined, the others by "
       << info["communicators_defined_by"].get<std::string>() << "\n";
   if (info["recorded_span_us"].is_null())

@@ -20,8 +20,8 @@ constexpr ParamSpec kSpecs[] = {
      "consecutive ranks go to consecutive nodes",
      "-", "block|round_robin"},
     {"from_trace", ParamKind::boolean, "false", "", "", "",
-     "a trace replay's ranks on nodes as the trace's hosts "
-     "group them (workload trace only, with no other placement key; docs/replay.md)",
+     "a trace replay's ranks where the trace says they ran: its DUMPI mesh coordinates "
+     "on a torus, else its host names (workload trace only, with no other placement key; docs/replay.md)",
      "-"},
 };
 

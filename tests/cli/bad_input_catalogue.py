@@ -25,6 +25,8 @@ PINGPONG = {"machine": "hopper", "placement": {"node_list": [0, 2]},
 
 # A trace the replay cases read (absolute: the scenario is written to a scratch directory).
 AMG = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "traces", "dumpi-amg27-hopper"))
+# DUMPI's test trace with mesh coordinates on Hopper's torus (scripts/dumpi_set_mesh.py).
+MESH = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "traces", "dumpi-testtrace-mesh"))
 
 
 def replay(**changes):
@@ -426,6 +428,11 @@ CASES = {
     "replay-from-trace-not-boolean": case("a placement from_trace that is not true or false",
                                           path="/placement/from_trace", expect="expected true or false",
                                           scenario=replay(placement={"from_trace": "yes"})),
+    "replay-from-trace-coordinates-outside": case(
+        "a trace's mesh coordinates beyond the machine's torus or mesh (placement from the trace)",
+        path="/placement/from_trace", expect="rank 2 ran at mesh coordinates (4,5,6)",
+        scenario=replay(machine="intrepid-64", workload={"name": "trace", "path": MESH},
+                        placement={"from_trace": True})),
     # --- recorded MPI traces (torsim trace-info; the trace workload reads them the same way)
     "trace-ti-unknown-action": trace_case(
         "a time-independent trace with an unknown action", "{dir}/t.txt", "{dir}/t.txt", "line 2",

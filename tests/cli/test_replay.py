@@ -6,11 +6,14 @@ serial or with --jobs; its series read back through the Python package; a run re
 Usage: test_replay.py TORSIM_BINARY  (run by CTest)
 """
 import os
+import subprocess
+import sys
 
 from harness import ROOT, Scratch, main, read, run, without_wall
 
 AMG = os.path.join(ROOT, "tests", "data", "traces", "dumpi-amg27-hopper")
 STENCIL = os.path.join(ROOT, "tests", "data", "traces", "otf2-stencil4d")
+MESH = os.path.join(ROOT, "tests", "data", "traces", "dumpi-testtrace-mesh")
 ACTIONS = os.path.join(ROOT, "tests", "data", "traces", "ti-simgrid-actions", "actions_with_isend.txt")
 
 
@@ -52,6 +55,23 @@ class Replay(Scratch):
         self.assertEqual(list(calls.columns), ["call", "count", "recorded_total_us", "simulated_total_us",
                                                "recorded_median_us", "simulated_median_us"])
         self.assertEqual(dict(zip(calls["call"], calls["count"]))["isend"], 15524)
+
+    def test_placement_from_mesh_coordinates(self):
+        # The fixture is what scripts/dumpi_set_mesh.py makes of sst-dumpi's test trace.
+        where = {0: ("1,2,3", "nid00010"), 1: ("1,2,3", "nid00011"), 2: ("4,5,6", "nid00020"), 3: ("4,5,6", "nid00021")}
+        for rank, (coords, host) in where.items():
+            name = f"testtrace-{rank:04d}.bin"
+            made = self.path(name)
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "dumpi_set_mesh.py"),
+                            os.path.join(ROOT, "tests", "data", "traces", "dumpi-testtrace", name), made,
+                            "--coords", coords, "--mesh", "17,8,24", "--host", host], check=True)
+            with open(made, "rb") as a, open(os.path.join(MESH, name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
+        # Two Gemini routers, two hosts on each: four nodes of one rank.
+        out = self.run_into("mesh", {"machine": "hopper", "runtime": {"layer": "mpi"},
+                                     "placement": {"from_trace": True}, "workload": {"name": "trace", "path": MESH}})
+        job = self.results(out)["points"][0]["job"]
+        self.assertEqual((job["nodes"], job["ranks_per_node"]), (4, 1))
 
 
 class RecordAndReplay(Scratch):

@@ -56,6 +56,8 @@ class TraceInfo(unittest.TestCase):
         self.assertEqual([h["host"] for h in stencil["placement"]["hosts"]], ["quartz1", "quartz2"])
         self.assertEqual(stencil["placement"]["hosts"][1]["ranks"], ",".join(str(r) for r in range(1, 32, 2)))
         self.assertEqual(info("ti-simgrid-actions/actions_bcast.txt")["placement"]["found"], [])
+        mesh = info("dumpi-testtrace-mesh")["placement"]
+        self.assertEqual((mesh["ranks_with_mesh_coordinates"], mesh["found"]), (4, ["mesh coordinates", "host names"]))
 
     def test_calls_bytes_and_coverage(self):
         amg = {row["call"]: row for row in info("dumpi-amg27-hopper")["calls"]}

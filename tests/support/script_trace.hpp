@@ -31,6 +31,7 @@ class ScriptTrace final : public replay::Trace {
   void set_hosts(const std::vector<std::string>& hosts) {
     for (std::size_t r = 0; r < hosts.size(); ++r) rank_info_[r].host = hosts[r];
   }
+  void set_coords(std::size_t r, std::vector<std::int32_t> coords) { rank_info_[r].coords = std::move(coords); }
 
   std::vector<std::vector<ScriptCall>> calls;
 
