@@ -319,6 +319,7 @@ class Bench(Scratch):
         replay = figures["replay"]
         self.assertEqual((replay["ranks"], replay["records"]), (16, 16 * (2 + 500 * 11)))
         self.assertAlmostEqual(replay["replay_to_reader"], replay["records_per_s"] / replay["reader_records_per_s"])
+        self.assertAlmostEqual(replay["records_per_cpu_s"], replay["records"] / replay["run_cpu_s"])
         # The recorded FFT replays into the run it was recorded from.
         recorded = figures["recorded_16k"]
         self.assertEqual((recorded["ranks"], recorded["planes"]), (512, 128))
