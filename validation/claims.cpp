@@ -1,6 +1,7 @@
 #include "validation/claims.hpp"
 
 #include "run/scenario.hpp"
+#include "sim/config/fields.hpp"
 
 namespace torsim::validation {
 
@@ -49,14 +50,15 @@ constexpr ParamSpec kSensitivitySpecs[] = {
      "variants would cost); `validate --only` naming the claim computes it",
      "-"},
 };
-constexpr ParamSpec kPaperSpecs[] = {
-    {"title", ParamKind::text, kRequired, "", "", "", "title", "-"},
-    {"authors", ParamKind::text, kRequired, "", "", "", "authors", "-"},
-    {"venue", ParamKind::text, kRequired, "", "", "", "venue", "-"},
-    {"year", ParamKind::text, kRequired, "", "", "", "year", "-"},
-    {"doi", ParamKind::text, kRequired, "", "", "", "DOI, or why there is none", "-"},
-    {"seed", ParamKind::text, kRequired, "", "", "", "seed file the claim was taken from", "-"},
+constexpr Field<Paper> kPaperFields[] = {
+    bind<&Paper::title>({"title", ParamKind::text, kRequired, "", "", "", "title", "-"}),
+    bind<&Paper::authors>({"authors", ParamKind::text, kRequired, "", "", "", "authors", "-"}),
+    bind<&Paper::venue>({"venue", ParamKind::text, kRequired, "", "", "", "venue", "-"}),
+    bind<&Paper::year>({"year", ParamKind::text, kRequired, "", "", "", "year", "-"}),
+    bind<&Paper::doi>({"doi", ParamKind::text, kRequired, "", "", "", "DOI, or why there is none", "-"}),
+    bind<&Paper::seed>({"seed", ParamKind::text, kRequired, "", "", "", "seed file the claim was taken from", "-"}),
 };
+constexpr auto kPaperSpecs = specs_of(kPaperFields);
 constexpr ParamSpec kCheckSpecs[] = {
     {"label", ParamKind::text, "", "", "", "", "name of the check when a claim has several", "-"},
     {"rule", ParamKind::choice, kRequired, "", "", "",
@@ -109,30 +111,19 @@ const ParamTable kSensitivityParams{"validation claim.sensitivity", "Parameters 
 
 namespace {
 
-Paper parse_paper(const ParamReader& r) {
-  return {r.text("title"), r.text("authors"), r.text("venue"), r.text("year"), r.text("doi"), r.text("seed")};
-}
-
-Rule parse_rule(const std::string& name) {
-  if (name == "gain_at") return Rule::gain_at;
-  if (name == "absolute") return Rule::absolute;
-  if (name == "trend") return Rule::trend;
-  return Rule::gain_up_to;
-}
-
-GainKind parse_gain(const std::string& name) {
-  if (name == "speedup") return GainKind::speedup;
-  if (name == "increase") return GainKind::increase;
-  return GainKind::reduction;
-}
+Paper parse_paper(const ParamReader& r) { return parse_fields(r, kPaperFields); }
 
 CheckSpec parse_check(const ParamReader& r) {
   CheckSpec c;
   c.label = r.text("label");
-  c.rule = parse_rule(r.text("rule"));
+  c.rule = r.choice<Rule>("rule", {{"gain_up_to", Rule::gain_up_to},
+                                   {"gain_at", Rule::gain_at},
+                                   {"absolute", Rule::absolute},
+                                   {"trend", Rule::trend}});
   c.baseline = r.text("baseline");
   c.improved = r.text("improved");
-  c.gain = parse_gain(r.text("gain"));
+  c.gain = r.choice<GainKind>(
+      "gain", {{"reduction", GainKind::reduction}, {"speedup", GainKind::speedup}, {"increase", GainKind::increase}});
   c.expected = r.number("expected");
   if (r.has("at")) c.at = r.number("at");
   c.floor = r.number("floor");
@@ -152,7 +143,12 @@ CheckSpec parse_check(const ParamReader& r) {
 }
 
 CurveSpec parse_curve(const ParamReader& r) {
-  CurveSpec c{r.text("scenario"), r.nested("where"), r.text("series"), r.text("metric"), r.text("x"), r.text("y")};
+  CurveSpec c{.scenario = r.text("scenario"),
+              .where = r.nested("where"),
+              .series = r.text("series"),
+              .metric = r.text("metric"),
+              .x = r.text("x"),
+              .y = r.text("y")};
   if (c.series.empty() == c.metric.empty()) r.where().fail("a curve takes either 'series' (with 'y') or 'metric'");
   if (!c.series.empty() && c.y.empty()) r.where().fail("a series curve needs 'y', the column plotted");
   return c;
@@ -177,7 +173,7 @@ void add_alternative_curves(ClaimSpec& c, const Where& where) {
 ClaimSpec parse_claim(const ParamReader& r) {
   ClaimSpec c;
   c.id = r.text("id");
-  c.calibration = r.text("kind") == "calibration";
+  c.calibration = r.choice<bool>("kind", {{"claim", false}, {"calibration", true}});
   c.paper = parse_paper(ParamReader(r.nested("paper"), r.where("paper"), kPaperParams));
   c.source = r.text("source");
   c.machine = r.text("machine");

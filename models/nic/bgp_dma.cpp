@@ -1,4 +1,5 @@
 #include "models/nic/bgp_dma.hpp"
+#include "sim/config/fields.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -6,41 +7,36 @@
 namespace torsim::nic {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, kRequired, "", "", "", "bgp", "-"},
-    {"remote_get_turnaround", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "target DMA: from a remote-get packet's arrival to the injection of what its descriptor describes", "preset"},
-    {"descriptor_bytes", ParamKind::size, "32B", "B", "0B", "1KiB", "a DMA descriptor, the payload of a remote get",
-     "[C-code] BG/P DMA SPI DMA_Descriptors.h: 32 B descriptors"},
-    {"ack_bytes", ParamKind::size, "16B", "B", "0B", "1KiB", "payload of a memory-FIFO completion packet", "preset"},
-    {"tree_bandwidth", ParamKind::rate, kRequired, "MB/s", "1MB/s", "10000GB/s",
-     "collective network: payload rate of one tree link per direction", "preset"},
-    {"tree_hop_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms", "collective network: latency of one tree hop",
-     "preset"},
-    {"tree_fanout", ParamKind::integer, "2", "", "1", "16", "children per node of the collective-network tree",
-     "preset"},
-    {"tree_packet", ParamKind::size, "256B", "B", "1B", "64KiB",
-     "collective network: payload per packet (operations are padded to whole packets)", "preset"},
-    {"barrier_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "global barrier network: from the last rank's entry to every rank's release", "preset"},
+using P = BgpParams;
+constexpr Field<P> kFields[] = {
+    unbound<P>({"model", ParamKind::text, kRequired, "", "", "", "bgp", "-"}),
+    bind<&P::remote_get_turnaround>(
+        {"remote_get_turnaround", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "target DMA: from a remote-get packet's arrival to the injection of what its descriptor describes", "preset"}),
+    bind<&P::descriptor_bytes>({"descriptor_bytes", ParamKind::size, "32B", "B", "0B", "1KiB",
+                                "a DMA descriptor, the payload of a remote get",
+                                "[C-code] BG/P DMA SPI DMA_Descriptors.h: 32 B descriptors"}),
+    bind<&P::ack_bytes>({"ack_bytes", ParamKind::size, "16B", "B", "0B", "1KiB",
+                         "payload of a memory-FIFO completion packet", "preset"}),
+    bind<&P::tree_bandwidth>({"tree_bandwidth", ParamKind::rate, kRequired, "MB/s", "1MB/s", "10000GB/s",
+                              "collective network: payload rate of one tree link per direction", "preset"}),
+    bind<&P::tree_hop_latency>({"tree_hop_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                "collective network: latency of one tree hop", "preset"}),
+    bind<&P::tree_fanout>({"tree_fanout", ParamKind::integer, "2", "", "1", "16",
+                           "children per node of the collective-network tree", "preset"}),
+    bind<&P::tree_packet>({"tree_packet", ParamKind::size, "256B", "B", "1B", "64KiB",
+                           "collective network: payload per packet (operations are padded to whole packets)",
+                           "preset"}),
+    bind<&P::barrier_latency>({"barrier_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                               "global barrier network: from the last rank's entry to every rank's release", "preset"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 }  // namespace
 
 const ParamTable kBgpParams{"machine.nic (model: bgp)",
                             "Blue Gene/P torus DMA engine, collective (tree) network and barrier network.", kSpecs};
 
-BgpParams parse_bgp(const ParamReader& r) {
-  BgpParams p;
-  p.remote_get_turnaround = r.time("remote_get_turnaround");
-  p.descriptor_bytes = r.size("descriptor_bytes");
-  p.ack_bytes = r.size("ack_bytes");
-  p.tree_bandwidth = r.rate("tree_bandwidth");
-  p.tree_hop_latency = r.time("tree_hop_latency");
-  p.tree_fanout = static_cast<int>(r.integer("tree_fanout"));
-  p.tree_packet = r.size("tree_packet");
-  p.barrier_latency = r.time("barrier_latency");
-  return p;
-}
+BgpParams parse_bgp(const ParamReader& r) { return parse_fields(r, kFields); }
 
 BgpParams bgp_of(const Machine& machine, const Where& where) {
   if (machine.nic.value("model", std::string()) != "bgp")

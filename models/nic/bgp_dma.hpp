@@ -34,15 +34,16 @@ namespace torsim::nic {
 
 using node::Rank;
 
+// Every field is read by parse_bgp from its declaration in bgp_dma.cpp, which holds the default.
 struct BgpParams {
   Time remote_get_turnaround = 0;  // target DMA: remote-get packet in, its descriptor injected
-  Bytes descriptor_bytes = 32;     // a DMA descriptor (remote-get payload)
-  Bytes ack_bytes = 16;            // a memory-FIFO completion packet's payload
+  Bytes descriptor_bytes = 0;      // a DMA descriptor (remote-get payload)
+  Bytes ack_bytes = 0;             // a memory-FIFO completion packet's payload
   // Collective (tree) network.
   Rate tree_bandwidth = 0;
   Time tree_hop_latency = 0;
-  int tree_fanout = 2;
-  Bytes tree_packet = 256;
+  int tree_fanout = 0;
+  Bytes tree_packet = 0;
   // Global barrier network.
   Time barrier_latency = 0;
 };

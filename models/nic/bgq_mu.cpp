@@ -5,34 +5,43 @@
 
 #include "models/network/route.hpp"
 
+#include "sim/config/fields.hpp"
 #include "topologies/torus.hpp"
 
 namespace torsim::nic {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, kRequired, "", "", "", "bgq_mu", "-"},
-    {"injection_engines", ParamKind::integer, "16", "", "1", "1024",
-     "injection message engines per node: descriptors the MU works on at once",
-     "[E] 16, as recalled from Chen et al., SC11 (not checked against the paper); see docs/models/bgq.md for "
-     "its sensitivity"},
-    {"application_fifos", ParamKind::integer, "512", "", "1", "100000",
-     "injection FIFOs the node's ranks share (32 per core's group, 16 application cores)",
-     "[C-code] bgq-driver hwi/include/bqc (17 groups of 32); PAMI mu2 ResourceManager gives the application cores' "
-     "groups to the ranks"},
-    {"context_fifos", ParamKind::integer, "10", "", "1", "64",
-     "injection FIFOs a PAMI context takes when it can: one per torus direction",
-     "[C-code] PAMI mu2/global/ResourceManager.h"},
-    {"remote_get_fifos", ParamKind::integer, "10", "", "1", "64",
-     "remote-get FIFOs per node, shared by its ranks, into which arriving remote gets are queued",
-     "[C-code] PAMI mu2 (10 remote-get FIFOs of 64 KiB per node)"},
-    {"descriptor", ParamKind::size, "64B", "B", "0B", "1KiB", "bytes of one MU descriptor (a remote get's payload)",
-     "[C-code] bgq-driver hwi/include/bqc MU descriptor"},
-    {"descriptor_time", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "an engine's time per descriptor besides reading its data (fetch, packet headers)", "preset"},
-    {"comm_agent", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "the comm agent on the 17th core noticing a remote-completion ping and answering it", "preset"},
+using P = MuParams;
+constexpr Field<P> kFields[] = {
+    unbound<P>({"model", ParamKind::text, kRequired, "", "", "", "bgq_mu", "-"}),
+    bind<&P::injection_engines>(
+        {"injection_engines", ParamKind::integer, "16", "", "1", "1024",
+         "injection message engines per node: descriptors the MU works on at once",
+         "[E] 16, as recalled from Chen et al., SC11 (not checked against the paper); see docs/models/bgq.md for "
+         "its sensitivity"}),
+    bind<&P::application_fifos>(
+        {"application_fifos", ParamKind::integer, "512", "", "1", "100000",
+         "injection FIFOs the node's ranks share (32 per core's group, 16 application cores)",
+         "[C-code] bgq-driver hwi/include/bqc (17 groups of 32); PAMI mu2 ResourceManager gives the application cores' "
+         "groups to the ranks"}),
+    bind<&P::context_fifos>({"context_fifos", ParamKind::integer, "10", "", "1", "64",
+                             "injection FIFOs a PAMI context takes when it can: one per torus direction",
+                             "[C-code] PAMI mu2/global/ResourceManager.h"}),
+    bind<&P::remote_get_fifos>(
+        {"remote_get_fifos", ParamKind::integer, "10", "", "1", "64",
+         "remote-get FIFOs per node, shared by its ranks, into which arriving remote gets are queued",
+         "[C-code] PAMI mu2 (10 remote-get FIFOs of 64 KiB per node)"}),
+    bind<&P::descriptor>({"descriptor", ParamKind::size, "64B", "B", "0B", "1KiB",
+                          "bytes of one MU descriptor (a remote get's payload)",
+                          "[C-code] bgq-driver hwi/include/bqc MU descriptor"}),
+    bind<&P::descriptor_time>({"descriptor_time", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                               "an engine's time per descriptor besides reading its data (fetch, packet headers)",
+                               "preset"}),
+    bind<&P::comm_agent>({"comm_agent", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                          "the comm agent on the 17th core noticing a remote-completion ping and answering it",
+                          "preset"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 
 Callback fire(Signal* signal) { return signal ? signal->firing() : Callback{}; }
 
@@ -48,17 +57,7 @@ std::uint64_t comm_agent_key(NodeId n) { return (std::uint64_t{2} << 62) | stati
 
 const ParamTable kMuParams{"machine.nic (model: bgq_mu)", "IBM Blue Gene/Q message unit.", kSpecs};
 
-MuParams parse_mu(const ParamReader& r) {
-  MuParams p;
-  p.injection_engines = static_cast<int>(r.integer("injection_engines"));
-  p.application_fifos = static_cast<int>(r.integer("application_fifos"));
-  p.context_fifos = static_cast<int>(r.integer("context_fifos"));
-  p.remote_get_fifos = static_cast<int>(r.integer("remote_get_fifos"));
-  p.descriptor = r.size("descriptor");
-  p.descriptor_time = r.time("descriptor_time");
-  p.comm_agent = r.time("comm_agent");
-  return p;
-}
+MuParams parse_mu(const ParamReader& r) { return parse_fields(r, kFields); }
 
 MuParams mu_of(const Machine& machine, const Where& where) {
   if (machine.nic.value("model", std::string()) != "bgq_mu" || machine.topology->type() != "torus")

@@ -25,14 +25,15 @@ namespace torsim::nic {
 using node::Rank;
 using topo::NodeId;
 
+// Every field is read by parse_mu from its declaration in bgq_mu.cpp, which holds the default.
 struct MuParams {
-  int injection_engines = 16;   // descriptors in progress at once per node
-  int application_fifos = 512;  // injection FIFOs of the 16 application cores' groups
-  int context_fifos = 10;       // a context wants one per torus direction
-  int remote_get_fifos = 10;    // per node, shared by its ranks
-  Bytes descriptor = 64;        // a remote get carries one as payload
-  Time descriptor_time = 0;     // an engine's time per descriptor besides the data
-  Time comm_agent = 0;          // the 17th core answers a remote-completion ping
+  int injection_engines = 0;  // descriptors in progress at once per node
+  int application_fifos = 0;  // injection FIFOs of the 16 application cores' groups
+  int context_fifos = 0;      // a context wants one per torus direction
+  int remote_get_fifos = 0;   // per node, shared by its ranks
+  Bytes descriptor = 0;       // a remote get carries one as payload
+  Time descriptor_time = 0;   // an engine's time per descriptor besides the data
+  Time comm_agent = 0;        // the 17th core answers a remote-completion ping
 };
 
 extern const ParamTable kMuParams;

@@ -3,69 +3,60 @@
 #include <algorithm>
 
 #include "models/network/route.hpp"
+#include "sim/config/fields.hpp"
 
 namespace torsim::nic {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, kRequired, "", "", "", "gemini", "-"},
-    {"smsg_max_small_job", ParamKind::size, "1024B", "B", "64B", "64KiB", "SMSG maximum size up to 4,096 PEs",
-     "[C-code] Charm++ gemini_gni machine.c (2011-2012)"},
-    {"smsg_max_medium_job", ParamKind::size, "512B", "B", "64B", "64KiB", "SMSG maximum size up to 16,384 PEs",
-     "[C-code] same"},
-    {"smsg_max_large_job", ParamKind::size, "256B", "B", "64B", "64KiB", "SMSG maximum size above 16,384 PEs",
-     "[C-code] same"},
-    {"smsg_credits", ParamKind::integer, "72", "", "1", "100000", "mailbox slots per sender and receiver",
-     "[C-code] Charm++ gemini_gni (2012)"},
-    {"smsg_header", ParamKind::size, kRequired, "B", "0B", "1KiB", "bytes uGNI adds to each SMSG", "preset"},
-    {"smsg_send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_SmsgSendWTag on the sender's core",
-     "preset"},
-    {"smsg_receive_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "GNI_SmsgGetNextWTag and GNI_SmsgRelease on the receiver's core", "preset"},
-    {"cq_poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "one completion-queue poll that finds an event",
-     "preset"},
-    {"fma_post_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_PostFma set-up", "preset"},
-    {"fma_request_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "core time per 64 B network request: FMA is processor-driven", "preset"},
-    {"bte_post_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_PostRdma set-up", "preset"},
-    {"bte_setup", ParamKind::time, kRequired, "ns", "0ns", "1ms", "BTE engine start-up before data moves", "preset"},
-    {"bte_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s", "payload rate of the BTE engine",
-     "preset"},
-    {"get_request", ParamKind::size, "24B", "B", "0B", "1KiB", "wire bytes of a GET request packet",
-     "[C] 8 phits of 3 B: Pedretti et al., SAND2013-0216C, quoted in LANL PPT gemini_mpiopt.py"},
-    {"get_response_overhead", ParamKind::size, "17B", "B", "0B", "1KiB",
-     "wire bytes a GET response adds to its 64 B of payload", "[C] 27 phits = 81 B for 64 B: same source"},
-    {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "GNI_MemRegister, per call", "preset"},
-    {"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_MemRegister, per page pinned",
-     "preset"},
-    {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory", "preset"},
+using P = GeminiParams;
+constexpr Field<P> kFields[] = {
+    unbound<P>({"model", ParamKind::text, kRequired, "", "", "", "gemini", "-"}),
+    bind<&P::smsg_max_small>({"smsg_max_small_job", ParamKind::size, "1024B", "B", "64B", "64KiB",
+                              "SMSG maximum size up to 4,096 PEs",
+                              "[C-code] Charm++ gemini_gni machine.c (2011-2012)"}),
+    bind<&P::smsg_max_medium>({"smsg_max_medium_job", ParamKind::size, "512B", "B", "64B", "64KiB",
+                               "SMSG maximum size up to 16,384 PEs", "[C-code] same"}),
+    bind<&P::smsg_max_large>({"smsg_max_large_job", ParamKind::size, "256B", "B", "64B", "64KiB",
+                              "SMSG maximum size above 16,384 PEs", "[C-code] same"}),
+    bind<&P::smsg_credits>({"smsg_credits", ParamKind::integer, "72", "", "1", "100000",
+                            "mailbox slots per sender and receiver", "[C-code] Charm++ gemini_gni (2012)"}),
+    bind<&P::smsg_header>(
+        {"smsg_header", ParamKind::size, kRequired, "B", "0B", "1KiB", "bytes uGNI adds to each SMSG", "preset"}),
+    bind<&P::smsg_send_cpu>({"smsg_send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                             "GNI_SmsgSendWTag on the sender's core", "preset"}),
+    bind<&P::smsg_receive_cpu>({"smsg_receive_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                "GNI_SmsgGetNextWTag and GNI_SmsgRelease on the receiver's core", "preset"}),
+    bind<&P::cq_poll_cpu>({"cq_poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                           "one completion-queue poll that finds an event", "preset"}),
+    bind<&P::fma_post_cpu>(
+        {"fma_post_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_PostFma set-up", "preset"}),
+    bind<&P::fma_request_cpu>({"fma_request_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                               "core time per 64 B network request: FMA is processor-driven", "preset"}),
+    bind<&P::bte_post_cpu>(
+        {"bte_post_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "GNI_PostRdma set-up", "preset"}),
+    bind<&P::bte_setup>({"bte_setup", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                         "BTE engine start-up before data moves", "preset"}),
+    bind<&P::bte_bandwidth>({"bte_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+                             "payload rate of the BTE engine", "preset"}),
+    bind<&P::get_request>({"get_request", ParamKind::size, "24B", "B", "0B", "1KiB",
+                           "wire bytes of a GET request packet",
+                           "[C] 8 phits of 3 B: Pedretti et al., SAND2013-0216C, quoted in LANL PPT gemini_mpiopt.py"}),
+    bind<&P::get_response_overhead>({"get_response_overhead", ParamKind::size, "17B", "B", "0B", "1KiB",
+                                     "wire bytes a GET response adds to its 64 B of payload",
+                                     "[C] 27 phits = 81 B for 64 B: same source"}),
+    bind<&P::registration_cpu>(
+        {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "GNI_MemRegister, per call", "preset"}),
+    bind<&P::registration_page_cpu>({"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                     "GNI_MemRegister, per page pinned", "preset"}),
+    bind<&P::page_size>(
+        {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory", "preset"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 }  // namespace
 
 const ParamTable kGeminiParams{"machine.nic (model: gemini)", "Cray Gemini NIC and the uGNI calls' costs.", kSpecs};
 
-GeminiParams parse_gemini(const ParamReader& r) {
-  GeminiParams p;
-  p.smsg_max_small = r.size("smsg_max_small_job");
-  p.smsg_max_medium = r.size("smsg_max_medium_job");
-  p.smsg_max_large = r.size("smsg_max_large_job");
-  p.smsg_credits = static_cast<int>(r.integer("smsg_credits"));
-  p.smsg_header = r.size("smsg_header");
-  p.smsg_send_cpu = r.time("smsg_send_cpu");
-  p.smsg_receive_cpu = r.time("smsg_receive_cpu");
-  p.cq_poll_cpu = r.time("cq_poll_cpu");
-  p.fma_post_cpu = r.time("fma_post_cpu");
-  p.fma_request_cpu = r.time("fma_request_cpu");
-  p.bte_post_cpu = r.time("bte_post_cpu");
-  p.bte_setup = r.time("bte_setup");
-  p.bte_bandwidth = r.rate("bte_bandwidth");
-  p.get_request = r.size("get_request");
-  p.get_response_overhead = r.size("get_response_overhead");
-  p.registration_cpu = r.time("registration_cpu");
-  p.registration_page_cpu = r.time("registration_page_cpu");
-  p.page_size = r.size("page_size");
-  return p;
-}
+GeminiParams parse_gemini(const ParamReader& r) { return parse_fields(r, kFields); }
 
 GeminiParams gemini_of(const Machine& machine, const Where& where) {
   if (machine.nic.value("model", std::string()) != "gemini")

@@ -17,17 +17,18 @@ namespace torsim::nic {
 
 using node::Rank;
 
+// Every field is read by parse_gemini from its declaration in gemini.cpp, which holds the default.
 struct GeminiParams {
-  Bytes smsg_max_small = 1024, smsg_max_medium = 512, smsg_max_large = 256;  // by job size
-  int smsg_credits = 72;
-  Bytes smsg_header = 16;
+  Bytes smsg_max_small = 0, smsg_max_medium = 0, smsg_max_large = 0;  // by job size
+  int smsg_credits = 0;
+  Bytes smsg_header = 0;
   Time smsg_send_cpu = 0, smsg_receive_cpu = 0, cq_poll_cpu = 0;
   Time fma_post_cpu = 0, fma_request_cpu = 0;  // per 64 B request: the CPU drives FMA
   Time bte_post_cpu = 0, bte_setup = 0;
   Rate bte_bandwidth = 0;
-  Bytes get_request = 24, get_response_overhead = 17;  // GET wire format per 64 B
+  Bytes get_request = 0, get_response_overhead = 0;  // GET wire format per 64 B
   Time registration_cpu = 0, registration_page_cpu = 0;
-  Bytes page_size = 4096;
+  Bytes page_size = 0;
 };
 
 extern const ParamTable kGeminiParams;

@@ -4,38 +4,52 @@
 #include <cmath>
 
 #include "models/network/route.hpp"
+#include "sim/config/fields.hpp"
 
 namespace torsim::nic {
 
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, kRequired, "", "", "", "infiniband", "-"},
-    {"pcie", ParamKind::object, kRequired, "", "", "", "each HCA's PCI Express link; see machine.nic.pcie", "-"},
-    {"post_send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "ibv_post_send on the caller's core: building the work request and ringing the doorbell", "preset"},
-    {"post_receive_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "ibv_post_recv, per receive posted", "preset"},
-    {"poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "one ibv_poll_cq that finds a completion", "preset"},
-    {"send_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "HCA: from a work request in hand to its first packet on the wire", "preset"},
-    {"receive_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "HCA: from a packet's arrival to the DMA write of its data (or to its acknowledgement)", "preset"},
-    {"message_rate", ParamKind::number, "0", "1/s", "0", "1e10",
-     "work requests one HCA processes per second (0: no limit)", "preset"},
-    {"max_inline", ParamKind::size, "0B", "B", "0B", "1KiB",
-     "largest payload the CPU writes with the work request (BlueFlame), sparing the HCA its DMA reads", "preset"},
-    {"wqe_bytes", ParamKind::size, "64B", "B", "16B", "1KiB", "a send work request as the HCA fetches it",
-     "[E] one 64 B basic block; assumption"},
-    {"cqe_bytes", ParamKind::size, "64B", "B", "16B", "1KiB", "a completion entry the HCA writes",
-     "[E] 64 B completion entries; assumption"},
-    {"doorbell_bytes", ParamKind::size, "8B", "B", "4B", "64B", "the doorbell write when the work request is fetched",
-     "[E] one 64-bit MMIO write; assumption"},
-    {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "ibv_reg_mr, per call", "preset"},
-    {"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "ibv_reg_mr, per page pinned", "preset"},
-    {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory", "preset"},
-    {"registration_cache_entries", ParamKind::integer, "0", "", "0", "100000000",
-     "buffers a rank's registration cache keeps (least recently used leave first; 0: no limit)", "preset"},
+using P = InfinibandParams;
+constexpr Field<P> kFields[] = {
+    unbound<P>({"model", ParamKind::text, kRequired, "", "", "", "infiniband", "-"}),
+    bind_object<&P::pcie, &kPcieParams, &parse_pcie>(
+        {"pcie", ParamKind::object, kRequired, "", "", "", "each HCA's PCI Express link; see machine.nic.pcie", "-"}),
+    bind<&P::post_send_cpu>({"post_send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                             "ibv_post_send on the caller's core: building the work request and ringing the doorbell",
+                             "preset"}),
+    bind<&P::post_receive_cpu>({"post_receive_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                "ibv_post_recv, per receive posted", "preset"}),
+    bind<&P::poll_cpu>({"poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                        "one ibv_poll_cq that finds a completion", "preset"}),
+    bind<&P::send_latency>({"send_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                            "HCA: from a work request in hand to its first packet on the wire", "preset"}),
+    bind<&P::receive_latency>({"receive_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                               "HCA: from a packet's arrival to the DMA write of its data (or to its acknowledgement)",
+                               "preset"}),
+    bind<&P::message_rate>({"message_rate", ParamKind::number, "0", "1/s", "0", "1e10",
+                            "work requests one HCA processes per second (0: no limit)", "preset"}),
+    bind<&P::max_inline>(
+        {"max_inline", ParamKind::size, "0B", "B", "0B", "1KiB",
+         "largest payload the CPU writes with the work request (BlueFlame), sparing the HCA its DMA reads", "preset"}),
+    bind<&P::wqe_bytes>({"wqe_bytes", ParamKind::size, "64B", "B", "16B", "1KiB",
+                         "a send work request as the HCA fetches it", "[E] one 64 B basic block; assumption"}),
+    bind<&P::cqe_bytes>({"cqe_bytes", ParamKind::size, "64B", "B", "16B", "1KiB", "a completion entry the HCA writes",
+                         "[E] 64 B completion entries; assumption"}),
+    bind<&P::doorbell_bytes>({"doorbell_bytes", ParamKind::size, "8B", "B", "4B", "64B",
+                              "the doorbell write when the work request is fetched",
+                              "[E] one 64-bit MMIO write; assumption"}),
+    bind<&P::registration_cpu>(
+        {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "ibv_reg_mr, per call", "preset"}),
+    bind<&P::registration_page_cpu>({"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                     "ibv_reg_mr, per page pinned", "preset"}),
+    bind<&P::page_size>(
+        {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory", "preset"}),
+    bind<&P::registration_cache_entries>(
+        {"registration_cache_entries", ParamKind::integer, "0", "", "0", "100000000",
+         "buffers a rank's registration cache keeps (least recently used leave first; 0: no limit)", "preset"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 
 constexpr Bytes kReth = 16;  // RDMA extended transport header
 constexpr Bytes kAeth = 4;   // ACK extended transport header
@@ -65,25 +79,7 @@ struct Injection {
 const ParamTable kInfinibandParams{"machine.nic (model: infiniband)",
                                    "InfiniBand HCAs behind PCI Express and the verbs calls' costs.", kSpecs};
 
-InfinibandParams parse_infiniband(const ParamReader& r) {
-  InfinibandParams p;
-  p.pcie = parse_pcie(ParamReader(r.nested("pcie"), r.where("pcie"), kPcieParams));
-  p.post_send_cpu = r.time("post_send_cpu");
-  p.post_receive_cpu = r.time("post_receive_cpu");
-  p.poll_cpu = r.time("poll_cpu");
-  p.send_latency = r.time("send_latency");
-  p.receive_latency = r.time("receive_latency");
-  p.message_rate = r.number("message_rate");
-  p.max_inline = r.size("max_inline");
-  p.wqe_bytes = r.size("wqe_bytes");
-  p.cqe_bytes = r.size("cqe_bytes");
-  p.doorbell_bytes = r.size("doorbell_bytes");
-  p.registration_cpu = r.time("registration_cpu");
-  p.registration_page_cpu = r.time("registration_page_cpu");
-  p.page_size = r.size("page_size");
-  p.registration_cache_entries = static_cast<int>(r.integer("registration_cache_entries"));
-  return p;
-}
+InfinibandParams parse_infiniband(const ParamReader& r) { return parse_fields(r, kFields); }
 
 InfinibandParams infiniband_of(const Machine& machine, const Where& where) {
   if (machine.nic.value("model", std::string()) != "infiniband")

@@ -39,15 +39,16 @@ namespace torsim::nic {
 using node::Rank;
 using topo::NodeId;
 
+// Every field is read by parse_infiniband from its declaration in infiniband.cpp, which holds the default.
 struct InfinibandParams {
   PcieParams pcie;
   Time post_send_cpu = 0, post_receive_cpu = 0, poll_cpu = 0;
   Time send_latency = 0, receive_latency = 0;
   double message_rate = 0;  // work requests per second one HCA processes
   Bytes max_inline = 0;     // data written with the work request by the CPU
-  Bytes wqe_bytes = 64, cqe_bytes = 64, doorbell_bytes = 8;
+  Bytes wqe_bytes = 0, cqe_bytes = 0, doorbell_bytes = 0;
   Time registration_cpu = 0, registration_page_cpu = 0;
-  Bytes page_size = 4096;
+  Bytes page_size = 0;
   int registration_cache_entries = 0;  // buffers kept registered per rank (least recently used leave)
 };
 

@@ -1,4 +1,5 @@
 #include "models/nic/pcie.hpp"
+#include "sim/config/fields.hpp"
 
 #include <algorithm>
 
@@ -6,46 +7,39 @@ namespace torsim::nic {
 
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"generation", ParamKind::integer, kRequired, "", "1", "3",
-     "1: 2.5 GT/s per lane, 8b/10b; 2: 5 GT/s, 8b/10b; 3: 8 GT/s, 128b/130b",
-     "[C] PCI-SIG, PCI Express Base Specification 2.0 and 3.0"},
-    {"lanes", ParamKind::integer, kRequired, "", "1", "32", "link width (x8, x16)", "preset"},
-    {"max_payload", ParamKind::size, "256B", "B", "128B", "4KiB",
-     "maximum payload size of a TLP (MPS), as the root complex and device negotiated",
-     "[E] 128 or 256 B on servers of the time; assumption"},
-    {"max_read_request", ParamKind::size, "512B", "B", "128B", "4KiB", "maximum read request size (MRRS)",
-     "[E] the common default; assumption"},
-    {"request_header", ParamKind::size, "16B", "B", "12B", "16B",
-     "header of a memory request TLP: 4 double words with 64-bit addresses", "[C] PCI Express Base Specification"},
-    {"completion_header", ParamKind::size, "12B", "B", "12B", "12B", "header of a completion TLP: 3 double words",
-     "[C] PCI Express Base Specification"},
-    {"latency", ParamKind::time, kRequired, "ns", "0ns", "100us",
-     "one-way latency of a TLP across the link and the root complex", "preset"},
-    {"read_latency", ParamKind::time, kRequired, "ns", "0ns", "100us",
-     "from a read request's arrival at the root complex to its first completion (memory access)", "preset"},
-    {"read_tags", ParamKind::integer, "32", "", "1", "2048", "read requests a device keeps outstanding",
-     "[C] a 5-bit tag field allows 32 without the extended-tag option (PCI Express Base Specification); "
-     "assumption that the option is off"},
+using P = PcieParams;
+constexpr Field<P> kFields[] = {
+    bind<&P::generation>({"generation", ParamKind::integer, kRequired, "", "1", "3",
+                          "1: 2.5 GT/s per lane, 8b/10b; 2: 5 GT/s, 8b/10b; 3: 8 GT/s, 128b/130b",
+                          "[C] PCI-SIG, PCI Express Base Specification 2.0 and 3.0"}),
+    bind<&P::lanes>({"lanes", ParamKind::integer, kRequired, "", "1", "32", "link width (x8, x16)", "preset"}),
+    bind<&P::max_payload>({"max_payload", ParamKind::size, "256B", "B", "128B", "4KiB",
+                           "maximum payload size of a TLP (MPS), as the root complex and device negotiated",
+                           "[E] 128 or 256 B on servers of the time; assumption"}),
+    bind<&P::max_read_request>({"max_read_request", ParamKind::size, "512B", "B", "128B", "4KiB",
+                                "maximum read request size (MRRS)", "[E] the common default; assumption"}),
+    bind<&P::request_header>({"request_header", ParamKind::size, "16B", "B", "12B", "16B",
+                              "header of a memory request TLP: 4 double words with 64-bit addresses",
+                              "[C] PCI Express Base Specification"}),
+    bind<&P::completion_header>({"completion_header", ParamKind::size, "12B", "B", "12B", "12B",
+                                 "header of a completion TLP: 3 double words", "[C] PCI Express Base Specification"}),
+    bind<&P::latency>({"latency", ParamKind::time, kRequired, "ns", "0ns", "100us",
+                       "one-way latency of a TLP across the link and the root complex", "preset"}),
+    bind<&P::read_latency>({"read_latency", ParamKind::time, kRequired, "ns", "0ns", "100us",
+                            "from a read request's arrival at the root complex to its first completion (memory access)",
+                            "preset"}),
+    bind<&P::read_tags>(
+        {"read_tags", ParamKind::integer, "32", "", "1", "2048", "read requests a device keeps outstanding",
+         "[C] a 5-bit tag field allows 32 without the extended-tag option (PCI Express Base Specification); "
+         "assumption that the option is off"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 
 }  // namespace
 
 const ParamTable kPcieParams{"machine.nic.pcie", "PCI Express link between host memory and a device.", kSpecs};
 
-PcieParams parse_pcie(const ParamReader& r) {
-  PcieParams p;
-  p.generation = static_cast<int>(r.integer("generation"));
-  p.lanes = static_cast<int>(r.integer("lanes"));
-  p.max_payload = r.size("max_payload");
-  p.max_read_request = r.size("max_read_request");
-  p.request_header = r.size("request_header");
-  p.completion_header = r.size("completion_header");
-  p.latency = r.time("latency");
-  p.read_latency = r.time("read_latency");
-  p.read_tags = static_cast<int>(r.integer("read_tags"));
-  return p;
-}
+PcieParams parse_pcie(const ParamReader& r) { return parse_fields(r, kFields); }
 
 // Transfer rate per lane in GT/s times the coding's data bits per transferred bits, over 8.
 Rate pcie_link_rate(int generation, int lanes) {

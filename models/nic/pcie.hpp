@@ -26,16 +26,17 @@
 
 namespace torsim::nic {
 
+// Every field is read by parse_pcie from its declaration in pcie.cpp, which holds the default.
 struct PcieParams {
-  int generation = 2;  // 1, 2 or 3
-  int lanes = 8;
-  Bytes max_payload = 256;
-  Bytes max_read_request = 512;
-  Bytes request_header = 16;
-  Bytes completion_header = 12;
+  int generation = 0;  // 1, 2 or 3
+  int lanes = 0;
+  Bytes max_payload = 0;
+  Bytes max_read_request = 0;
+  Bytes request_header = 0;
+  Bytes completion_header = 0;
   Time latency = 0;       // one way, a TLP across the link and the root complex
   Time read_latency = 0;  // from a read request's arrival at the root complex to its first completion
-  int read_tags = 32;
+  int read_tags = 0;
 };
 
 extern const ParamTable kPcieParams;

@@ -1,32 +1,39 @@
 #include "models/nic/via.hpp"
+#include "sim/config/fields.hpp"
 
 #include <algorithm>
 
 namespace torsim::nic {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, kRequired, "", "", "", "via", "-"},
-    {"post_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "VipPostSend or VipPostRecv on the caller's core: build a descriptor, ring the VI's doorbell", "preset"},
-    {"completion_poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "VipRecvDone that finds a completed receive descriptor", "preset"},
-    {"flag_poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "a spin on a flag in memory that sees it change (the line comes from memory)", "preset"},
-    {"receive_descriptor", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "target NIC, send/receive only: fetch the posted receive descriptor, write its status back", "preset"},
-    {"receive_credits", ParamKind::integer, "16", "", "1", "100000",
-     "receive descriptors kept posted per connection: sends a sender may have outstanding to one receiver",
-     "[C-code] ARMCI on cLAN keeps pools of 16 descriptors (GlobalArrays/ga armci/src/via.c @ 0b06aeff)"},
-    {"flag_bytes", ParamKind::size, "8B", "B", "0B", "64B",
-     "a completion flag (sequence number) written after the data in the same RDMA write",
-     "assumption: one 64-bit word"},
-    {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "VipRegisterMem, per call", "preset"},
-    {"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "VipRegisterMem, per page pinned",
-     "preset"},
-    {"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory",
-     "[C] the IA-32 page size, 4 KiB (Intel SDM vol. 3, paging); VipRegisterMem pins whole pages"},
+using P = ViaParams;
+constexpr Field<P> kFields[] = {
+    unbound<P>({"model", ParamKind::text, kRequired, "", "", "", "via", "-"}),
+    bind<&P::post_cpu>({"post_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                        "VipPostSend or VipPostRecv on the caller's core: build a descriptor, ring the VI's doorbell",
+                        "preset"}),
+    bind<&P::completion_poll_cpu>({"completion_poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                   "VipRecvDone that finds a completed receive descriptor", "preset"}),
+    bind<&P::flag_poll_cpu>({"flag_poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                             "a spin on a flag in memory that sees it change (the line comes from memory)", "preset"}),
+    bind<&P::receive_descriptor>(
+        {"receive_descriptor", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "target NIC, send/receive only: fetch the posted receive descriptor, write its status back", "preset"}),
+    bind<&P::receive_credits>(
+        {"receive_credits", ParamKind::integer, "16", "", "1", "100000",
+         "receive descriptors kept posted per connection: sends a sender may have outstanding to one receiver",
+         "[C-code] ARMCI on cLAN keeps pools of 16 descriptors (GlobalArrays/ga armci/src/via.c @ 0b06aeff)"}),
+    bind<&P::flag_bytes>({"flag_bytes", ParamKind::size, "8B", "B", "0B", "64B",
+                          "a completion flag (sequence number) written after the data in the same RDMA write",
+                          "assumption: one 64-bit word"}),
+    bind<&P::registration_cpu>(
+        {"registration_cpu", ParamKind::time, kRequired, "ns", "0ns", "1s", "VipRegisterMem, per call", "preset"}),
+    bind<&P::registration_page_cpu>({"registration_page_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                     "VipRegisterMem, per page pinned", "preset"}),
+    bind<&P::page_size>({"page_size", ParamKind::size, "4KiB", "B", "4KiB", "1GiB", "page size of registered memory",
+                         "[C] the IA-32 page size, 4 KiB (Intel SDM vol. 3, paging); VipRegisterMem pins whole pages"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 
 std::uint64_t pair_key(Rank src, Rank dst) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
@@ -36,19 +43,7 @@ std::uint64_t pair_key(Rank src, Rank dst) {
 
 const ParamTable kViaParams{"machine.nic (model: via)", "A VIA NIC (cLAN) and the VIPL calls' costs.", kSpecs};
 
-ViaParams parse_via(const ParamReader& r) {
-  ViaParams p;
-  p.post_cpu = r.time("post_cpu");
-  p.completion_poll_cpu = r.time("completion_poll_cpu");
-  p.flag_poll_cpu = r.time("flag_poll_cpu");
-  p.receive_descriptor = r.time("receive_descriptor");
-  p.receive_credits = static_cast<int>(r.integer("receive_credits"));
-  p.flag_bytes = r.size("flag_bytes");
-  p.registration_cpu = r.time("registration_cpu");
-  p.registration_page_cpu = r.time("registration_page_cpu");
-  p.page_size = r.size("page_size");
-  return p;
-}
+ViaParams parse_via(const ParamReader& r) { return parse_fields(r, kFields); }
 
 ViaParams via_of(const Machine& machine, const Where& where) {
   if (machine.nic.value("model", std::string()) != "via")

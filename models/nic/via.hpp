@@ -27,15 +27,16 @@ namespace torsim::nic {
 
 using node::Rank;
 
+// Every field is read by parse_via from its declaration in via.cpp, which holds the default.
 struct ViaParams {
   Time post_cpu = 0;             // VipPostSend / VipPostRecv: build a descriptor, ring the doorbell
   Time completion_poll_cpu = 0;  // VipRecvDone that finds a completed descriptor
   Time flag_poll_cpu = 0;        // a spin on a flag in memory that sees it change
   Time receive_descriptor = 0;   // target NIC: fetch the posted receive descriptor, write its status
-  int receive_credits = 16;      // receive descriptors kept posted per connection
-  Bytes flag_bytes = 8;          // a flag written after the data, in the same RDMA write
+  int receive_credits = 0;       // receive descriptors kept posted per connection
+  Bytes flag_bytes = 0;          // a flag written after the data, in the same RDMA write
   Time registration_cpu = 0, registration_page_cpu = 0;
-  Bytes page_size = 4096;
+  Bytes page_size = 0;
 };
 
 extern const ParamTable kViaParams;

@@ -34,12 +34,8 @@ double latency_us(const PointResult& r, std::size_t row = 0) { return r.output.s
 double peak_MBps(const Json& doc) { return run(doc).output.metrics["peak_bandwidth_MBps"].get<double>(); }
 
 nic::PcieParams pcie(int generation, int lanes) {
-  nic::PcieParams p;
-  p.generation = generation;
-  p.lanes = lanes;
-  p.latency = 150 * kNanosecond;
-  p.read_latency = 300 * kNanosecond;
-  return p;
+  const Json link = {{"generation", generation}, {"lanes", lanes}, {"latency", "150ns"}, {"read_latency", "300ns"}};
+  return nic::parse_pcie(ParamReader(link, Where("test"), nic::kPcieParams));
 }
 
 }  // namespace

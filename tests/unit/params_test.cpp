@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli/reference.hpp"
+#include "sim/config/fields.hpp"
 #include "sim/config/json_merge.hpp"
 #include "sim/config/params.hpp"
 #include "sim/config/registry.hpp"
@@ -162,4 +163,48 @@ TEST_CASE("every declared default and bound parses", "[params][reference]") {
       CHECK_FALSE(p.source.empty());
     }
   }
+}
+
+namespace {
+struct Bound {
+  int count = -1;
+  Bytes size = -1;
+  Time latency = -1;
+  Rate rate = -1;
+  double share = -1;
+  bool flag = true;
+  std::string name = "unset";
+};
+constexpr Field<Bound> kFields[] = {
+    unbound<Bound>({"model", ParamKind::text, kRequired, "", "", "", "a selector", "-"}),
+    bind<&Bound::latency>({"latency", ParamKind::time, kRequired, "ns", "0ns", "1ms", "a latency", "-"}),
+    bind<&Bound::count>({"count", ParamKind::integer, "3", "", "1", "10", "a count", "-"}),
+    bind<&Bound::size>({"size", ParamKind::size, "4KiB", "B", "1B", "1MiB", "a size", "-"}),
+    bind<&Bound::rate>({"rate", ParamKind::rate, "1GB/s", "GB/s", "", "", "a rate", "-"}),
+    bind<&Bound::share>({"share", ParamKind::number, "0.5", "", "0", "1", "a share", "-"}),
+    bind<&Bound::flag>({"flag", ParamKind::boolean, "false", "", "", "", "a flag", "-"}),
+    bind<&Bound::name>({"name", ParamKind::text, "x", "", "", "", "a name", "-"}),
+};
+constexpr auto kBoundSpecs = specs_of(kFields);
+const ParamTable kBoundTable{"bound section", "For tests.", kBoundSpecs};
+}  // namespace
+
+TEST_CASE("a field list is the table and the parse: each value lands in its member", "[params]") {
+  STATIC_REQUIRE(kBoundSpecs.size() == 8);
+  CHECK(kBoundSpecs[1].name == "latency");
+  CHECK(kBoundTable.find("share") != nullptr);
+  const Json given = {{"model", "m"}, {"latency", "2ns"}, {"size", "1KiB"}, {"flag", true}};
+  const Bound b = parse_fields(ParamReader(given, Where("f.json"), kBoundTable), kFields);
+  CHECK(b.latency == 2 * kNanosecond);
+  CHECK(b.size == 1024);
+  CHECK(b.flag);
+  CHECK(b.count == 3);  // the declared defaults, not the struct's
+  CHECK(b.rate == 1'000'000'000);
+  CHECK(b.share == 0.5);
+  CHECK(b.name == "x");
+  // The declaration's checks apply: a missing required value and an out-of-range one fail.
+  REQUIRE_THROWS_AS(parse_fields(ParamReader(Json::object(), Where("f.json"), kBoundTable), kFields), InputError);
+  REQUIRE_THROWS_AS(
+      parse_fields(ParamReader({{"latency", "1ns"}, {"count", 11}}, Where("f.json"), kBoundTable), kFields),
+      InputError);
 }

@@ -50,10 +50,10 @@ std::string resolve(const std::string& path, const Where& where) {
   return (fs::path(where.file()).parent_path() / path).lexically_normal().string();
 }
 
-ReplaySettings::Compute compute_mode(const std::string& name) {
-  if (name == "none") return ReplaySettings::Compute::none;
-  if (name == "compute_scale") return ReplaySettings::Compute::scaled;
-  return ReplaySettings::Compute::recorded;
+ReplaySettings::Compute compute_mode(const ParamReader& r) {
+  using Compute = ReplaySettings::Compute;
+  return r.choice<Compute>(
+      "compute", {{"recorded", Compute::recorded}, {"none", Compute::none}, {"compute_scale", Compute::scaled}});
 }
 
 class TraceReplay final : public Workload {
@@ -61,7 +61,7 @@ class TraceReplay final : public Workload {
   explicit TraceReplay(const ParamReader& r) : where_(r.where()) {
     trace_ = open_trace(resolve(r.text("path"), r.where("path")), parse_format(r.text("format"), r.where("format")),
                         r.where("path"));
-    settings_.compute = compute_mode(r.text("compute"));
+    settings_.compute = compute_mode(r);
     settings_.scale = r.number("compute_scale");
     if (r.has("compute_scale") && settings_.compute != ReplaySettings::Compute::scaled)
       r.where("compute_scale").fail("compute_scale is read only with \"compute\": \"compute_scale\"");

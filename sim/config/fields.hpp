@@ -1,0 +1,121 @@
+// Parameters declared with the struct field they fill. One declaration gives a parameter's
+// name, kind, default, unit, range, meaning and source (its ParamSpec) and the member it sets,
+// so a model's table and its parse function are one list: neither can miss a parameter or
+// depend on the order of the other, and the struct holds no second copy of the defaults.
+//
+//   constexpr Field<LinkParams> kFields[] = {
+//       bind<&LinkParams::latency>({"latency", ParamKind::time, "100ns", "ns", ...}),
+//   };
+//   constexpr auto kSpecs = specs_of(kFields);          // the ParamTable's rows
+//   LinkParams parse_link(const ParamReader& r) { return parse_fields(r, kFields); }
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "sim/config/params.hpp"
+
+namespace torsim {
+
+template <class S>
+struct Field {
+  ParamSpec spec;
+  /// Reads the parameter into its member; null for a parameter read elsewhere (a "model" key).
+  void (*fill)(const ParamReader&, const ParamSpec&, S&) = nullptr;
+};
+
+namespace detail {
+
+template <class M>
+struct MemberOf;
+template <class S, class T>
+struct MemberOf<T S::*> {
+  using owner = S;
+  using type = T;
+};
+
+/// Whether a member of type T can hold a parameter of `kind` (checked when the table compiles).
+template <class T>
+constexpr bool holds(ParamKind kind) {
+  if constexpr (std::is_same_v<T, bool>)
+    return kind == ParamKind::boolean;
+  else if constexpr (std::is_same_v<T, std::string>)
+    return kind == ParamKind::text;
+  else if constexpr (std::is_integral_v<T>)
+    return kind == ParamKind::integer || kind == ParamKind::size || kind == ParamKind::rate || kind == ParamKind::time;
+  else if constexpr (std::is_floating_point_v<T>)
+    return kind == ParamKind::number;
+  else
+    return false;
+}
+
+template <class T>
+T read_as(const ParamReader& r, const ParamSpec& s) {
+  if constexpr (std::is_same_v<T, bool>)
+    return r.boolean(s.name);
+  else if constexpr (std::is_same_v<T, std::string>)
+    return r.text(s.name);
+  else if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(r.number(s.name));
+  else {
+    switch (s.kind) {
+      case ParamKind::size:
+        return static_cast<T>(r.size(s.name));
+      case ParamKind::rate:
+        return static_cast<T>(r.rate(s.name));
+      case ParamKind::time:
+        return static_cast<T>(r.time(s.name));
+      default:
+        return static_cast<T>(r.integer(s.name));
+    }
+  }
+}
+
+}  // namespace detail
+
+/// A parameter that fills `Member`; a kind the member's type cannot hold does not compile.
+template <auto Member>
+constexpr Field<typename detail::MemberOf<decltype(Member)>::owner> bind(ParamSpec spec) {
+  using S = typename detail::MemberOf<decltype(Member)>::owner;
+  using T = typename detail::MemberOf<decltype(Member)>::type;
+  if (!detail::holds<T>(spec.kind)) throw std::logic_error("the member's type cannot hold this parameter's kind");
+  return {spec, [](const ParamReader& r, const ParamSpec& s, S& out) { out.*Member = detail::read_as<T>(r, s); }};
+}
+
+/// A nested object that fills `Member` through its own table and parse function.
+template <auto Member, const ParamTable* Table, auto Parse>
+constexpr Field<typename detail::MemberOf<decltype(Member)>::owner> bind_object(ParamSpec spec) {
+  using S = typename detail::MemberOf<decltype(Member)>::owner;
+  if (spec.kind != ParamKind::object) throw std::logic_error("bind_object needs ParamKind::object");
+  return {spec, [](const ParamReader& r, const ParamSpec& s, S& out) {
+            out.*Member = Parse(ParamReader(r.nested(s.name), r.where(s.name), *Table));
+          }};
+}
+
+/// A parameter in the table that no member of S holds (a "model" selector read by a registry).
+template <class S>
+constexpr Field<S> unbound(ParamSpec spec) {
+  return {spec, nullptr};
+}
+
+/// The table rows of a field list, in its order.
+template <class S, std::size_t N>
+constexpr std::array<ParamSpec, N> specs_of(const Field<S> (&fields)[N]) {
+  std::array<ParamSpec, N> specs{};
+  for (std::size_t i = 0; i < N; ++i) specs[i] = fields[i].spec;
+  return specs;
+}
+
+/// A value-initialised S with every bound parameter read (given, or its declared default).
+template <class S, std::size_t N>
+S parse_fields(const ParamReader& r, const Field<S> (&fields)[N]) {
+  S out{};
+  for (const Field<S>& f : fields)
+    if (f.fill) f.fill(r, f.spec, out);
+  return out;
+}
+
+}  // namespace torsim
