@@ -9,10 +9,14 @@ constexpr std::uint32_t kCompleted = UINT32_MAX;
 Task<Request> ProtocolLayer::start(Message m) {
   m.send_request = requests_.allocate();
   Request request(&requests_, m.send_request);
-  if (const CpuCharge overhead = send_overhead(m); overhead.total() > 0) co_await cores().run(m.envelope.src, overhead);
+  co_await post(m);
   if (sends_complete_at_post()) complete_send(m);
   launch(m);
   co_return request;
+}
+
+Task<> ProtocolLayer::post(const Message& m) {
+  if (const CpuCharge overhead = send_overhead(m); overhead.total() > 0) co_await cores().run(m.envelope.src, overhead);
 }
 
 void ProtocolLayer::complete_send(Message& m) {

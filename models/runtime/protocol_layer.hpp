@@ -24,6 +24,9 @@ class ProtocolLayer : public MessagingLayer {
   };
   /// Software cost on the sender's core before the protocol starts.
   virtual CpuCharge send_overhead(const Message& m) = 0;
+  /// The sender's part before the protocol starts: by default its send_overhead, when it has
+  /// one. A layer whose sender first waits for a resource (VIA's receive credits) overrides it.
+  virtual Task<> post(const Message& m);
   /// A runtime that owns messages once sent (Charm++) completes sends at once; MPI completes
   /// them when the buffer may be reused.
   virtual bool sends_complete_at_post() const { return false; }

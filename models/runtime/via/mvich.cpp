@@ -82,7 +82,7 @@ ViaCosts MvichLayer::model_costs() const {
 // Eager: from the user's buffer if it is registered, else through a copy into a registered
 // send buffer; out of the receive buffer with a copy. A rendezvous starts with a request to
 // send: no data yet.
-CpuCharge MvichLayer::send_path(const Message& m) const {
+CpuCharge MvichLayer::send_overhead(const Message& m) {
   if (m.envelope.size > p_.eager_limit || p_.user_buffers_registered) return control_send();
   return control_send().add(CpuUse::copy, copy_time(m.envelope.size));
 }

@@ -46,7 +46,7 @@ class MvichLayer final : public ViaLayer {
   std::uint64_t slot_arrivals(Rank r) const { return slot_arrivals_[static_cast<std::size_t>(r)]; }
 
  private:
-  CpuCharge send_path(const Message& m) const override;
+  CpuCharge send_overhead(const Message& m) override;
   CpuCharge receive_path(const Message& m) const override;
   Bytes wire_size(const Message& m) const override { return m.envelope.size + p_.header; }
   bool buffered_send() const override { return true; }

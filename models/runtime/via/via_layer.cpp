@@ -13,27 +13,13 @@ void complete_request(void* pool, std::uint64_t index) {
 }  // namespace
 
 ViaLayer::ViaLayer(Job& job, const nic::ViaParams& nic)
-    : MessagingLayer(job),
+    : ProtocolLayer(job),
       nic_(job, nic),
       reduction_byte_(job.machine.compute_cost("reduction_byte", job.machine.where / "compute")) {}
 
-Task<Request> ViaLayer::isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) {
-  return start({{self, dst, tag, size, word}, false, 0, 0});
-}
-
-Task<Request> ViaLayer::am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) {
-  return start({{self, dst, tag, size, word}, true, handler, 0});
-}
-
 // The sender's part (library path, post) is done when isend returns; a sender without a
 // receive credit waits for one there.
-Task<Request> ViaLayer::start(Message m) {
-  m.send_request = requests_.allocate();
-  Request request(&requests_, m.send_request);
-  co_await post_send(m.envelope.src, m.envelope.dst, send_path(m));
-  kernel().spawn(protocol(m));
-  co_return request;
-}
+Task<> ViaLayer::post(const Message& m) { return post_send(m.envelope.src, m.envelope.dst, send_overhead(m)); }
 
 Task<> ViaLayer::post_send(Rank src, Rank dst, CpuCharge path) {
   co_await nic_.take_receive_credit(src, dst);
@@ -54,10 +40,7 @@ Task<> ViaLayer::eager(Message m) {
     left = {};
   }
   co_await land(m.envelope.src, m.envelope.dst, wire_size(m), receive_path(m), left);
-  if (m.active_message)
-    deliver_am(m.handler, m.envelope);
-  else
-    deliver(m.envelope);
+  arrive(m);
 }
 
 Task<> ViaLayer::control(Rank from, Rank to, Bytes bytes, CpuCharge send_cost, CpuCharge receive_cost) {

@@ -3,47 +3,43 @@
 // VIA provider library itself (vipl.hpp) and MPI over VIA as MVICH built it (mvich.hpp).
 #pragma once
 
-#include "models/messaging/messaging.hpp"
 #include "models/nic/via.hpp"
+#include "models/runtime/protocol_layer.hpp"
 #include "models/runtime/via/collective_model.hpp"
 
 namespace torsim::rt {
 
-/// Shared by the VIA layers: the NIC, a message's start and its eager send/receive.
-class ViaLayer : public MessagingLayer {
+/// Shared by the VIA layers: the NIC, a message's post (a receive credit first) and its eager
+/// send/receive. The protocol ladder is ProtocolLayer's.
+class ViaLayer : public ProtocolLayer {
  public:
   ViaLayer(Job& job, const nic::ViaParams& nic);
-  Task<Request> isend(Rank self, Rank dst, Bytes size, Tag tag, std::uint64_t word) override;
-  Task<Request> am_isend(Rank self, Rank dst, HandlerId handler, Bytes size, std::uint64_t word, Tag tag) override;
   Task<> put(Rank self, Rank target, Bytes size) override;
   Task<> get(Rank self, Rank target, Bytes size) override;
   /// A reduction's arithmetic on this machine's cores (machine.compute.reduction_byte).
   Time reduce_time(Bytes bytes) const override { return bytes * reduction_byte_; }
   nic::ViaNic& nic() { return nic_; }
   /// A memory copy on this node's core.
-  Time copy_time(Bytes bytes) const { return transfer_time(bytes, job_.machine.node.memcpy_bandwidth); }
+  using ProtocolLayer::copy_time;
   /// The costs the analytical model is built from (this layer's library costs: none).
   virtual ViaCosts model_costs() const;
 
  protected:
-  struct Message {
-    Envelope envelope;
-    bool active_message = false;
-    HandlerId handler = 0;
-    std::uint32_t send_request = 0;
-  };
-  /// Sender's core time before the post, beyond the post itself (done before isend returns).
-  virtual CpuCharge send_path(const Message& m) const = 0;
+  // send_overhead (from ProtocolLayer) is the sender's core time before the post, beyond the
+  // post itself; both are done before isend returns.
+
   /// Receiver's core time once a message's receive descriptor is complete, beyond the poll
   /// and the re-post.
   virtual CpuCharge receive_path(const Message& m) const = 0;
   /// Bytes on the wire for a message's data.
   virtual Bytes wire_size(const Message& m) const { return m.envelope.size; }
-  /// Whether the send completes at the post (the data was copied into a send buffer) rather
-  /// than when the data has left (VipSendDone).
+  /// Whether an eager send completes at the post (the data was copied into a send buffer)
+  /// rather than when the data has left (VipSendDone).
   virtual bool buffered_send() const = 0;
   /// The protocol moving one message once its sender has posted (eager by default).
-  virtual Task<> protocol(Message m) { return eager(m); }
+  Task<> protocol(Message m) override { return eager(m); }
+  /// A sender without a receive credit waits for one, then posts (see post_send).
+  Task<> post(const Message& m) override;
   /// Takes a receive credit and charges the sender's core: path, post.
   Task<> post_send(Rank src, Rank dst, CpuCharge path);
   /// A posted send of `bytes` into a pre-posted buffer at dst, then the receiver's poll, its
@@ -53,13 +49,10 @@ class ViaLayer : public MessagingLayer {
   Task<> eager(Message m);
   /// A header-only message of `bytes` through send/receive, posted and received (rendezvous).
   Task<> control(Rank from, Rank to, Bytes bytes, CpuCharge send_cost, CpuCharge receive_cost);
-  /// Buffer identity for the registration cache: a benchmark reuses one buffer per size.
-  static std::uint64_t user_buffer(Bytes size) { return static_cast<std::uint64_t>(size); }
 
   nic::ViaNic nic_;
 
  private:
-  Task<Request> start(Message m);
   Time reduction_byte_;
 };
 

@@ -19,7 +19,7 @@ class ViplLayer final : public ViaLayer {
   std::string_view name() const override { return "vipl"; }
 
  private:
-  CpuCharge send_path(const Message&) const override { return {}; }
+  CpuCharge send_overhead(const Message&) override { return {}; }
   CpuCharge receive_path(const Message&) const override { return {}; }
   bool buffered_send() const override { return false; }
 };
