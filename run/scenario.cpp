@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/config/json_merge.hpp"
+#include "sim/config/registry.hpp"
 
 namespace torsim {
 
@@ -59,12 +60,8 @@ std::vector<std::string> preset_names() {
 std::string preset_path(const std::string& name, const Where& where) {
   const auto names = preset_names();
   if (std::find(names.begin(), names.end(), name) != names.end()) return presets_directory() + "/" + name + ".json";
-  std::string valid;
-  for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + n;
-  std::vector<std::string_view> views(names.begin(), names.end());
-  const std::string hint = closest_name(name, views);
-  where.fail("unknown machine preset '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
-             " Available presets (in " + presets_directory() + "): " + valid);
+  const std::vector<std::string_view> valid(names.begin(), names.end());
+  where.fail(unknown_name_message("machine preset", name, valid) + " (the presets in " + presets_directory() + ")");
 }
 
 namespace {

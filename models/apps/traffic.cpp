@@ -86,6 +86,11 @@ class Traffic final : public Workload {
     if (arrivals_ != "periodic" && !offered_rate_)
       r.where("arrivals").fail("random arrivals (" + arrivals_ + ") need an offered_rate (open loop)");
     if (r.has("slot") && arrivals_ != "bernoulli") r.where("slot").fail("a slot is read only with arrivals bernoulli");
+    if (r.has("distance") && pattern_ != "shift")
+      r.where("distance").fail("distance is read only with pattern shift; this run's pattern is " + pattern_);
+    if (r.has("hot_fraction") && pattern_ != "hot_spot")
+      r.where("hot_fraction")
+          .fail("hot_fraction is read only with pattern hot_spot; this run's pattern is " + pattern_);
   }
 
   int minimum_ranks() const override { return 2; }

@@ -1,6 +1,10 @@
 #include "models/node/job.hpp"
 
 #include <set>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/registry.hpp"
 
 namespace torsim::node {
 
@@ -28,13 +32,11 @@ constexpr ParamSpec kSpecs[] = {
 // Processes per node of one of the machine's named node modes.
 int ranks_of_mode(const Machine& machine, const std::string& mode, const Where& where) {
   const Json& modes = machine.node.modes;
-  if (!modes.contains(mode)) {
-    std::string valid;
-    for (const auto& [name, _] : modes.items()) valid += (valid.empty() ? "" : ", ") + name;
-    where.fail("machine '" + machine.name + "' has no node mode '" + mode + "'" +
-               (valid.empty() ? "" : "; valid values are: " + valid));
-  }
-  return modes[mode].get<int>();
+  if (modes.contains(mode)) return modes[mode].get<int>();
+  if (modes.empty()) where.fail("machine '" + machine.name + "' names no node modes; give ranks_per_node");
+  std::vector<std::string_view> valid;
+  for (auto it = modes.begin(); it != modes.end(); ++it) valid.push_back(it.key());
+  where.fail("machine '" + machine.name + "': " + unknown_name_message("node mode", mode, valid));
 }
 
 }  // namespace

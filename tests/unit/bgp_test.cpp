@@ -100,7 +100,7 @@ TEST_CASE("node modes name the processes per node", "[bgp]") {
     CHECK(sim.layer()->size() == 2 * ranks);
   }
   CHECK_THROWS_WITH(Simulation(intrepid("raw", {{"nodes", 2}, {"mode", "CO"}}, pingpong({8})), Where("test"), 1),
-                    Catch::Contains("no node mode 'CO'"));
+                    Catch::Contains("unknown node mode 'CO'"));
   CHECK_THROWS_WITH(Simulation(intrepid("raw", {{"nodes", 2}, {"mode", "VN"}, {"ranks_per_node", 4}}, pingpong({8})),
                                Where("test"), 1),
                     Catch::Contains("either 'mode' or 'ranks_per_node'"));
