@@ -1,28 +1,36 @@
 #include "models/runtime/bluegene_p/dcmf.hpp"
 
 #include "models/collectives/collectives.hpp"
+#include "sim/config/fields.hpp"
 
 namespace torsim::rt {
 
 namespace {
 
-constexpr ParamSpec kDcmfSpecs[] = {
-    {"layer", ParamKind::text, "dcmf", "", "", "", "messaging layer name", "-"},
-    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "DCMF_Send: descriptor and header into an injection FIFO", "preset"},
-    {"put_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "DCMF_Put: a direct-put descriptor and the remote get that brings its ack", "preset"},
-    {"get_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "DCMF_Get: a remote-get descriptor", "preset"},
-    {"control_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "DCMF_Control: one control message", "preset"},
-    {"poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "one DCMF_Messager_advance that finds an event (a packet or a counter at zero) and runs its callback", "preset"},
-    {"packet_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "per memory-FIFO packet taken out of the reception FIFO (plus copying its payload)", "preset"},
-    {"header", ParamKind::size, "16B", "B", "0B", "1KiB", "DCMF protocol metadata in a message's first packet",
-     "preset"},
-    {"eager_limit", ParamKind::size, "1024B", "B", "0B", "1GiB",
-     "largest DCMF_Send sent as memory-FIFO packets; larger ones go by rendezvous (remote get)", "preset"},
+constexpr Field<DcmfParams> kDcmfFields[] = {
+    unbound<DcmfParams>({"layer", ParamKind::text, "dcmf", "", "", "", "messaging layer name", "-"}),
+    bind<&DcmfParams::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                 "DCMF_Send: descriptor and header into an injection FIFO", "preset"}),
+    bind<&DcmfParams::put_cpu>({"put_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                "DCMF_Put: a direct-put descriptor and the remote get that brings its ack", "preset"}),
+    bind<&DcmfParams::get_cpu>(
+        {"get_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "DCMF_Get: a remote-get descriptor", "preset"}),
+    bind<&DcmfParams::control_cpu>(
+        {"control_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "DCMF_Control: one control message", "preset"}),
+    bind<&DcmfParams::poll_cpu>(
+        {"poll_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "one DCMF_Messager_advance that finds an event (a packet or a counter at zero) and runs its callback",
+         "preset"}),
+    bind<&DcmfParams::packet_cpu>({"packet_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                   "per memory-FIFO packet taken out of the reception FIFO (plus copying its payload)",
+                                   "preset"}),
+    bind<&DcmfParams::header>({"header", ParamKind::size, "16B", "B", "0B", "1KiB",
+                               "DCMF protocol metadata in a message's first packet", "preset"}),
+    bind<&DcmfParams::eager_limit>(
+        {"eager_limit", ParamKind::size, "1024B", "B", "0B", "1GiB",
+         "largest DCMF_Send sent as memory-FIFO packets; larger ones go by rendezvous (remote get)", "preset"}),
 };
+constexpr auto kDcmfSpecs = specs_of(kDcmfFields);
 
 }  // namespace
 
@@ -30,16 +38,7 @@ const ParamTable kDcmfLayerParams{"runtime (layer: dcmf)",
                                   "DCMF on the BG/P torus DMA; also the calibration the MPI and GASNet layers use.",
                                   kDcmfSpecs};
 
-DcmfParams parse_dcmf(const ParamReader& r) {
-  return {.send_cpu = r.time("send_cpu"),
-          .put_cpu = r.time("put_cpu"),
-          .get_cpu = r.time("get_cpu"),
-          .control_cpu = r.time("control_cpu"),
-          .poll_cpu = r.time("poll_cpu"),
-          .packet_cpu = r.time("packet_cpu"),
-          .header = r.size("header"),
-          .eager_limit = r.size("eager_limit")};
-}
+DcmfParams parse_dcmf(const ParamReader& r) { return parse_fields(r, kDcmfFields); }
 
 DcmfParams dcmf_of(const Machine& machine) {
   return parse_dcmf(ParamReader(machine.runtimes.value("dcmf", Json::object()), machine.where / "runtimes" / "dcmf",

@@ -16,12 +16,13 @@ namespace torsim::rt {
 
 extern const ParamTable kDcmfLayerParams;
 
+// Every field is read by parse_dcmf from its declaration in dcmf.cpp, which holds the default.
 struct DcmfParams {
   Time send_cpu = 0, put_cpu = 0, get_cpu = 0, control_cpu = 0;  // DCMF calls on the caller's core
   Time poll_cpu = 0;    // one advance that finds an event and runs its callback
   Time packet_cpu = 0;  // per memory-FIFO packet taken out of the reception FIFO
-  Bytes header = 16;    // protocol metadata in a message's first packet
-  Bytes eager_limit = 1024;
+  Bytes header = 0;     // protocol metadata in a message's first packet
+  Bytes eager_limit = 0;
 };
 
 DcmfParams parse_dcmf(const ParamReader& r);

@@ -1,20 +1,26 @@
 #include "models/runtime/bluegene_p/gasnet_dcmf.hpp"
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::rt {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"layer", ParamKind::text, "gasnet_dcmf", "", "", "", "messaging layer name", "-"},
-    {"put_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "gasnet_put(_nb): the extended API's path to DCMF_Put (an op handle, the target address)", "preset"},
-    {"get_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "gasnet_get(_nb): the path to DCMF_Get", "preset"},
-    {"sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "gasnet_wait_syncnb: finding an operation done and releasing its handle", "preset"},
-    {"am_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "an active message's GASNet part at each end (request set-up; handler dispatch)", "preset"},
-    {"am_header", ParamKind::size, "16B", "B", "0B", "1KiB", "GASNet's active-message header (handler, arguments)",
-     "preset"},
+constexpr Field<GasnetParams> kFields[] = {
+    unbound<GasnetParams>({"layer", ParamKind::text, "gasnet_dcmf", "", "", "", "messaging layer name", "-"}),
+    bind<&GasnetParams::put_cpu>(
+        {"put_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "gasnet_put(_nb): the extended API's path to DCMF_Put (an op handle, the target address)", "preset"}),
+    bind<&GasnetParams::get_cpu>(
+        {"get_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "gasnet_get(_nb): the path to DCMF_Get", "preset"}),
+    bind<&GasnetParams::sync_cpu>({"sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                   "gasnet_wait_syncnb: finding an operation done and releasing its handle", "preset"}),
+    bind<&GasnetParams::am_cpu>({"am_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                 "an active message's GASNet part at each end (request set-up; handler dispatch)",
+                                 "preset"}),
+    bind<&GasnetParams::am_header>({"am_header", ParamKind::size, "16B", "B", "0B", "1KiB",
+                                    "GASNet's active-message header (handler, arguments)", "preset"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 }  // namespace
 
 const ParamTable kGasnetDcmfLayerParams{"runtime (layer: gasnet_dcmf)", "GASNet's DCMF conduit on Blue Gene/P.",
@@ -67,13 +73,13 @@ void GasnetDcmfLayer::put_acked(std::uint64_t request_and_rank) {
               member_callback<GasnetDcmfLayer, &GasnetDcmfLayer::complete>(this, request_and_rank & 0xffffffffu));
 }
 
+namespace {
+GasnetParams parse_gasnet(const ParamReader& r) { return parse_fields(r, kFields); }
+}  // namespace
+
 std::unique_ptr<MessagingLayer> make_gasnet_dcmf_layer(const ParamReader& r, Job& job) {
-  const GasnetParams g{.put_cpu = r.time("put_cpu"),
-                       .get_cpu = r.time("get_cpu"),
-                       .sync_cpu = r.time("sync_cpu"),
-                       .am_cpu = r.time("am_cpu"),
-                       .am_header = r.size("am_header")};
-  return std::make_unique<GasnetDcmfLayer>(job, nic::bgp_of(job.machine, r.where()), dcmf_of(job.machine), g);
+  return std::make_unique<GasnetDcmfLayer>(job, nic::bgp_of(job.machine, r.where()), dcmf_of(job.machine),
+                                           parse_gasnet(r));
 }
 
 }  // namespace torsim::rt

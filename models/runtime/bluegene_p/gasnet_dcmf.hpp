@@ -17,9 +17,10 @@ namespace torsim::rt {
 
 extern const ParamTable kGasnetDcmfLayerParams;
 
+// Every field is read by parse_gasnet from its declaration in gasnet_dcmf.cpp, which holds the default.
 struct GasnetParams {
   Time put_cpu = 0, get_cpu = 0, sync_cpu = 0, am_cpu = 0;
-  Bytes am_header = 16;
+  Bytes am_header = 0;
 };
 
 class GasnetDcmfLayer final : public DcmfLayer {

@@ -1,41 +1,40 @@
 #include "models/runtime/bluegene_p/mpich_dcmf.hpp"
 
+#include "sim/config/fields.hpp"
 #include "sim/core/slot_pool.hpp"
 
 namespace torsim::rt {
 
 namespace {
 
-constexpr ParamSpec kMpiSpecs[] = {
-    {"layer", ParamKind::text, "mpi_dcmf", "", "", "", "messaging layer name", "-"},
-    {"header", ParamKind::size, "16B", "B", "0B", "1KiB", "MPI envelope carried with each message",
-     "[C-code] MPICH dcmfd (pmodels/mpich src/mpid/dcmfd @ fbe1f262): 16 B MPI header"},
-    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Isend's path down to DCMF, request included",
-     "preset"},
-    {"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "MPI's receive callback and request completion on the receiver's core", "preset"},
-    {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "matching one message in the posted queue", "preset"},
-    {"memregion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "DCMF_Memregion_create: pinning a buffer for a rendezvous, on each side", "preset"},
-    {"eager_limit", ParamKind::size, "1200B", "B", "0B", "1GiB", "messages of this size or more use MPI's rendezvous",
-     "[C-code] MPICH dcmfd: DCMF_EAGER 1200"},
-    {"rts_bytes", ParamKind::size, "48B", "B", "0B", "1KiB",
-     "request to send: MPI header, memory region, offset and length",
-     "[C-code] MPICH dcmfd: the RTS carries the envelope, a memregion and its offset and length"},
-    {"ack_bytes", ParamKind::size, "16B", "B", "0B", "1KiB", "the receiver's acknowledgement (a DCMF control message)",
-     "preset"},
+constexpr Field<MpichDcmfParams> kMpiFields[] = {
+    unbound<MpichDcmfParams>({"layer", ParamKind::text, "mpi_dcmf", "", "", "", "messaging layer name", "-"}),
+    bind<&MpichDcmfParams::header>({"header", ParamKind::size, "16B", "B", "0B", "1KiB",
+                                    "MPI envelope carried with each message",
+                                    "[C-code] MPICH dcmfd (pmodels/mpich src/mpid/dcmfd @ fbe1f262): 16 B MPI header"}),
+    bind<&MpichDcmfParams::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                      "MPI_Isend's path down to DCMF, request included", "preset"}),
+    bind<&MpichDcmfParams::recv_cpu>({"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                      "MPI's receive callback and request completion on the receiver's core",
+                                      "preset"}),
+    bind<&MpichDcmfParams::match_cpu>({"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                       "matching one message in the posted queue", "preset"}),
+    bind<&MpichDcmfParams::memregion_cpu>({"memregion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                           "DCMF_Memregion_create: pinning a buffer for a rendezvous, on each side",
+                                           "preset"}),
+    bind<&MpichDcmfParams::eager_limit>({"eager_limit", ParamKind::size, "1200B", "B", "0B", "1GiB",
+                                         "messages of this size or more use MPI's rendezvous",
+                                         "[C-code] MPICH dcmfd: DCMF_EAGER 1200"}),
+    bind<&MpichDcmfParams::rts_bytes>(
+        {"rts_bytes", ParamKind::size, "48B", "B", "0B", "1KiB",
+         "request to send: MPI header, memory region, offset and length",
+         "[C-code] MPICH dcmfd: the RTS carries the envelope, a memregion and its offset and length"}),
+    bind<&MpichDcmfParams::ack_bytes>({"ack_bytes", ParamKind::size, "16B", "B", "0B", "1KiB",
+                                       "the receiver's acknowledgement (a DCMF control message)", "preset"}),
 };
+constexpr auto kMpiSpecs = specs_of(kMpiFields);
 
-MpichDcmfParams parse_mpich_dcmf(const ParamReader& r) {
-  return {.header = r.size("header"),
-          .send_cpu = r.time("send_cpu"),
-          .recv_cpu = r.time("recv_cpu"),
-          .match_cpu = r.time("match_cpu"),
-          .memregion_cpu = r.time("memregion_cpu"),
-          .eager_limit = r.size("eager_limit"),
-          .rts_bytes = r.size("rts_bytes"),
-          .ack_bytes = r.size("ack_bytes")};
-}
+MpichDcmfParams parse_mpich_dcmf(const ParamReader& r) { return parse_fields(r, kMpiFields); }
 
 }  // namespace
 

@@ -13,11 +13,12 @@ namespace torsim::rt {
 
 extern const ParamTable kMpichDcmfLayerParams;
 
+// Every field is read by parse_mpich_dcmf from its declaration in mpich_dcmf.cpp, which holds the default.
 struct MpichDcmfParams {
-  Bytes header = 16;
+  Bytes header = 0;
   Time send_cpu = 0, recv_cpu = 0, match_cpu = 0, memregion_cpu = 0;
-  Bytes eager_limit = 1200;  // below: eager; from it on: rendezvous
-  Bytes rts_bytes = 48, ack_bytes = 16;
+  Bytes eager_limit = 0;  // below: eager; from it on: rendezvous
+  Bytes rts_bytes = 0, ack_bytes = 0;
 };
 
 class MpichDcmfLayer final : public DcmfLayer {

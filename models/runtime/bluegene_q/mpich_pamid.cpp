@@ -2,69 +2,68 @@
 
 #include <algorithm>
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::rt {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"layer", ParamKind::text, "mpi_pami", "", "", "", "messaging layer name", "-"},
-    {"header", ParamKind::size, "16B", "B", "0B", "1KiB", "MPI header sent with each message",
-     "[C-code] MPICH pamid (v3.1, 82f13590)"},
-    {"short_max", ParamKind::size, "112B", "B", "0B", "1KiB",
-     "largest data sent by PAMI_Send_immediate (128 B with the header); the request completes at once",
-     "[C-code] pamid; [C] LLNL BG/Q page, '5D Torus Point-to-Point Message Protocols'"},
-    {"eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
-     "largest data sent eagerly by PAMI_Send; rendezvous above", "preset"},
-    {"envelope", ParamKind::size, "40B", "B", "0B", "1KiB", "a rendezvous request to send (envelope)",
-     "[C-code] pamid"},
-    {"medium_from", ParamKind::size, "128B", "B", "1B", "1GiB", "first size of the calibration's medium class",
-     "[C] sst-elements ember/test/bgqParams.py"},
-    {"large_from", ParamKind::size, "512B", "B", "1B", "1GiB", "first size of the calibration's large class",
-     "[C] same"},
-    {"tx_short", ParamKind::time, kRequired, "ns", "0ns", "1ms", "send software time, MPI and PAMI, below medium_from",
-     "preset"},
-    {"tx_medium", ParamKind::time, kRequired, "ns", "0ns", "1ms", "send software time, medium class", "preset"},
-    {"tx_large", ParamKind::time, kRequired, "ns", "0ns", "1ms", "send software time, large class", "preset"},
-    {"rx_empty", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time of a 0 B message", "preset"},
-    {"rx_short", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time, 1 B to medium_from", "preset"},
-    {"rx_medium", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time, medium class", "preset"},
-    {"rx_large", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time, large class", "preset"},
-    {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one arriving message", "preset"},
-    {"rma_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "MPI_Put / MPI_Get bookkeeping (window and datatype checks, splitting into contiguous pieces)", "preset"},
-    {"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "MPI's side of MPI_Win_lock or MPI_Win_unlock, at each end", "preset"},
-    {"rma_sync", ParamKind::choice, "lock", "", "", "",
-     "lock: each MPI_Put / MPI_Get in its own passive-target epoch (MPI_Win_lock, MPI_Win_unlock); none: no "
-     "synchronisation beyond the operation's completion",
-     "assumption: how the one-sided benchmark synchronised is not in the source", "lock|none"},
-    {"collectives", ParamKind::object, "{}", "", "", "",
-     "algorithms of the collectives without a class route (MPI_Gather: binomial, as pamid by default); see "
-     "runtime.collectives",
-     "-"},
+constexpr Field<MpichPamidParams> kFields[] = {
+    unbound<MpichPamidParams>({"layer", ParamKind::text, "mpi_pami", "", "", "", "messaging layer name", "-"}),
+    bind<&MpichPamidParams::header>({"header", ParamKind::size, "16B", "B", "0B", "1KiB",
+                                     "MPI header sent with each message", "[C-code] MPICH pamid (v3.1, 82f13590)"}),
+    bind<&MpichPamidParams::short_max>(
+        {"short_max", ParamKind::size, "112B", "B", "0B", "1KiB",
+         "largest data sent by PAMI_Send_immediate (128 B with the header); the request completes at once",
+         "[C-code] pamid; [C] LLNL BG/Q page, '5D Torus Point-to-Point Message Protocols'"}),
+    bind<&MpichPamidParams::eager_limit>({"eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
+                                          "largest data sent eagerly by PAMI_Send; rendezvous above", "preset"}),
+    bind<&MpichPamidParams::envelope>({"envelope", ParamKind::size, "40B", "B", "0B", "1KiB",
+                                       "a rendezvous request to send (envelope)", "[C-code] pamid"}),
+    bind<&MpichPamidParams::medium_from>({"medium_from", ParamKind::size, "128B", "B", "1B", "1GiB",
+                                          "first size of the calibration's medium class",
+                                          "[C] sst-elements ember/test/bgqParams.py"}),
+    bind<&MpichPamidParams::large_from>({"large_from", ParamKind::size, "512B", "B", "1B", "1GiB",
+                                         "first size of the calibration's large class", "[C] same"}),
+    bind<&MpichPamidParams::tx_short>({"tx_short", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                       "send software time, MPI and PAMI, below medium_from", "preset"}),
+    bind<&MpichPamidParams::tx_medium>(
+        {"tx_medium", ParamKind::time, kRequired, "ns", "0ns", "1ms", "send software time, medium class", "preset"}),
+    bind<&MpichPamidParams::tx_large>(
+        {"tx_large", ParamKind::time, kRequired, "ns", "0ns", "1ms", "send software time, large class", "preset"}),
+    bind<&MpichPamidParams::rx_empty>({"rx_empty", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                       "receive software time of a 0 B message", "preset"}),
+    bind<&MpichPamidParams::rx_short>({"rx_short", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                       "receive software time, 1 B to medium_from", "preset"}),
+    bind<&MpichPamidParams::rx_medium>(
+        {"rx_medium", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time, medium class", "preset"}),
+    bind<&MpichPamidParams::rx_large>(
+        {"rx_large", ParamKind::time, kRequired, "ns", "0ns", "1ms", "receive software time, large class", "preset"}),
+    bind<&MpichPamidParams::match_cpu>({"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                        "tag matching of one arriving message", "preset"}),
+    bind<&MpichPamidParams::rma_cpu>(
+        {"rma_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "MPI_Put / MPI_Get bookkeeping (window and datatype checks, splitting into contiguous pieces)", "preset"}),
+    bind<&MpichPamidParams::rma_sync_cpu>({"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                           "MPI's side of MPI_Win_lock or MPI_Win_unlock, at each end", "preset"}),
+    unbound<MpichPamidParams>(
+        {"rma_sync", ParamKind::choice, "lock", "", "", "",
+         "lock: each MPI_Put / MPI_Get in its own passive-target epoch (MPI_Win_lock, MPI_Win_unlock); none: no "
+         "synchronisation beyond the operation's completion",
+         "assumption: how the one-sided benchmark synchronised is not in the source", "lock|none"}),
+    unbound<MpichPamidParams>(
+        {"collectives", ParamKind::object, "{}", "", "", "",
+         "algorithms of the collectives without a class route (MPI_Gather: binomial, as pamid by default); see "
+         "runtime.collectives",
+         "-"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 }  // namespace
 
 const ParamTable kMpichPamidLayerParams{"runtime (layer: mpi_pami)", "MPI over PAMI (MPICH pamid) on Blue Gene/Q.",
                                         kSpecs};
 
 MpichPamidParams parse_mpich_pamid(const ParamReader& r) {
-  MpichPamidParams p;
-  p.header = r.size("header");
-  p.short_max = r.size("short_max");
-  p.eager_limit = r.size("eager_limit");
-  p.envelope = r.size("envelope");
-  p.medium_from = r.size("medium_from");
-  p.large_from = r.size("large_from");
-  p.tx_short = r.time("tx_short");
-  p.tx_medium = r.time("tx_medium");
-  p.tx_large = r.time("tx_large");
-  p.rx_empty = r.time("rx_empty");
-  p.rx_short = r.time("rx_short");
-  p.rx_medium = r.time("rx_medium");
-  p.rx_large = r.time("rx_large");
-  p.match_cpu = r.time("match_cpu");
-  p.rma_cpu = r.time("rma_cpu");
-  p.rma_sync_cpu = r.time("rma_sync_cpu");
+  MpichPamidParams p = parse_fields(r, kFields);
   p.rma_lock = r.choice<bool>("rma_sync", {{"lock", true}, {"none", false}});
   if (p.large_from < p.medium_from) r.where("large_from").fail("must not be below medium_from");
   return p;

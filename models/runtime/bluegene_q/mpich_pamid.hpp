@@ -22,12 +22,13 @@ namespace torsim::rt {
 
 extern const ParamTable kMpichPamidLayerParams;
 
+// Every field is read by parse_mpich_pamid from its declaration in mpich_pamid.cpp, which holds the default.
 struct MpichPamidParams {
-  Bytes header = 16;
-  Bytes short_max = 112;                      // data sent by Send_immediate
-  Bytes eager_limit = 2048;                   // data sent by PAMI_Send; rendezvous above
-  Bytes envelope = 40;                        // a rendezvous request to send
-  Bytes medium_from = 128, large_from = 512;  // the calibration's size classes
+  Bytes header = 0;
+  Bytes short_max = 0;                    // data sent by Send_immediate
+  Bytes eager_limit = 0;                  // data sent by PAMI_Send; rendezvous above
+  Bytes envelope = 0;                     // a rendezvous request to send
+  Bytes medium_from = 0, large_from = 0;  // the calibration's size classes
   Time tx_short = 0, tx_medium = 0, tx_large = 0;
   Time rx_empty = 0, rx_short = 0, rx_medium = 0, rx_large = 0;
   Time match_cpu = 0;

@@ -1,52 +1,50 @@
 #include "models/runtime/bluegene_q/pami.hpp"
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::rt {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"layer", ParamKind::text, "pami", "", "", "", "messaging layer name", "-"},
-    {"header", ParamKind::size, "0B", "B", "0B", "1KiB", "application header sent with each message",
-     "assumption: the benchmark sends its data alone"},
-    {"immediate_max", ParamKind::size, "128B", "B", "0B", "512B", "largest header + data sent by PAMI_Send_immediate",
-     "[C-code] PAMI (jedbrown/pami@a9ce6a01) BG/Q MU device"},
-    {"immediate_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "PAMI_Send_immediate: copy into a descriptor slot, inject", "preset"},
-    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "PAMI_Send: allocate the send state, build and inject the descriptor(s)", "preset"},
-    {"dispatch_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "advance: find a message's first packet in the reception FIFO and call its dispatch handler", "preset"},
-    {"packet_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "advance: each further packet of a multi-packet message (the copy is charged apart)", "preset"},
-    {"completion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "advance: a completion (descriptor done, remote get or put completion) found and its callback run", "preset"},
-    {"rget_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "PAMI_Rget: build and inject a remote get", "preset"},
-    {"rput_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "PAMI_Rput: build and inject the direct put and its remote-completion ping", "preset"},
-    {"memregion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "PAMI_Memregion_create", "preset"},
-    {"combine_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "combining 8 B of one more rank's contribution on a node before the MU collective", "preset"},
-    {"collectives", ParamKind::object, "{}", "", "", "",
-     "algorithms of the collectives without a class route; see runtime.collectives", "-"},
+constexpr Field<PamiParams> kFields[] = {
+    unbound<PamiParams>({"layer", ParamKind::text, "pami", "", "", "", "messaging layer name", "-"}),
+    bind<&PamiParams::header>({"header", ParamKind::size, "0B", "B", "0B", "1KiB",
+                               "application header sent with each message",
+                               "assumption: the benchmark sends its data alone"}),
+    bind<&PamiParams::immediate_max>({"immediate_max", ParamKind::size, "128B", "B", "0B", "512B",
+                                      "largest header + data sent by PAMI_Send_immediate",
+                                      "[C-code] PAMI (jedbrown/pami@a9ce6a01) BG/Q MU device"}),
+    bind<&PamiParams::immediate_cpu>({"immediate_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                      "PAMI_Send_immediate: copy into a descriptor slot, inject", "preset"}),
+    bind<&PamiParams::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                 "PAMI_Send: allocate the send state, build and inject the descriptor(s)", "preset"}),
+    bind<&PamiParams::dispatch_cpu>(
+        {"dispatch_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "advance: find a message's first packet in the reception FIFO and call its dispatch handler", "preset"}),
+    bind<&PamiParams::packet_cpu>({"packet_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                   "advance: each further packet of a multi-packet message (the copy is charged apart)",
+                                   "preset"}),
+    bind<&PamiParams::completion_cpu>(
+        {"completion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "advance: a completion (descriptor done, remote get or put completion) found and its callback run", "preset"}),
+    bind<&PamiParams::rget_cpu>({"rget_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                 "PAMI_Rget: build and inject a remote get", "preset"}),
+    bind<&PamiParams::rput_cpu>({"rput_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                 "PAMI_Rput: build and inject the direct put and its remote-completion ping",
+                                 "preset"}),
+    bind<&PamiParams::memregion_cpu>(
+        {"memregion_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "PAMI_Memregion_create", "preset"}),
+    bind<&PamiParams::combine_cpu>({"combine_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                    "combining 8 B of one more rank's contribution on a node before the MU collective",
+                                    "preset"}),
+    unbound<PamiParams>({"collectives", ParamKind::object, "{}", "", "", "",
+                         "algorithms of the collectives without a class route; see runtime.collectives", "-"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 }  // namespace
 
 const ParamTable kPamiLayerParams{"runtime (layer: pami)", "PAMI on the Blue Gene/Q message unit.", kSpecs};
 
-PamiParams parse_pami(const ParamReader& r) {
-  PamiParams p;
-  p.header = r.size("header");
-  p.immediate_max = r.size("immediate_max");
-  p.immediate_cpu = r.time("immediate_cpu");
-  p.send_cpu = r.time("send_cpu");
-  p.dispatch_cpu = r.time("dispatch_cpu");
-  p.packet_cpu = r.time("packet_cpu");
-  p.completion_cpu = r.time("completion_cpu");
-  p.rget_cpu = r.time("rget_cpu");
-  p.rput_cpu = r.time("rput_cpu");
-  p.memregion_cpu = r.time("memregion_cpu");
-  p.combine_cpu = r.time("combine_cpu");
-  return p;
-}
+PamiParams parse_pami(const ParamReader& r) { return parse_fields(r, kFields); }
 
 PamiLayer::PamiLayer(Job& job, const nic::MuParams& mu, const PamiParams& params)
     : ProtocolLayer(job), mu_(job, mu), class_route_(job), pami_(params) {}

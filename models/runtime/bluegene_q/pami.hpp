@@ -22,14 +22,15 @@ namespace torsim::rt {
 
 extern const ParamTable kPamiLayerParams;
 
+// Every field is read by parse_pami from its declaration in pami.cpp, which holds the default.
 struct PamiParams {
-  Bytes header = 0;           // the application's dispatch header per message
-  Bytes immediate_max = 128;  // header + data of a PAMI_Send_immediate
-  Time immediate_cpu = 0;     // PAMI_Send_immediate
-  Time send_cpu = 0;          // PAMI_Send: state object, descriptor(s)
-  Time dispatch_cpu = 0;      // advance: a message's first packet found, its handler called
-  Time packet_cpu = 0;        // advance: each further packet of a message
-  Time completion_cpu = 0;    // advance: a completion found, its callback run
+  Bytes header = 0;         // the application's dispatch header per message
+  Bytes immediate_max = 0;  // header + data of a PAMI_Send_immediate
+  Time immediate_cpu = 0;   // PAMI_Send_immediate
+  Time send_cpu = 0;        // PAMI_Send: state object, descriptor(s)
+  Time dispatch_cpu = 0;    // advance: a message's first packet found, its handler called
+  Time packet_cpu = 0;      // advance: each further packet of a message
+  Time completion_cpu = 0;  // advance: a completion found, its callback run
   Time rget_cpu = 0, rput_cpu = 0;
   Time memregion_cpu = 0;  // PAMI_Memregion_create
   Time combine_cpu = 0;    // per rank and 8 B: node-local combining before the MU collective

@@ -4,29 +4,38 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::rt {
 
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"pipeline_block", ParamKind::size, "128KiB", "KiB", "1KiB", "64MiB",
-     "baseline: packed bytes per block of the host-staged pipeline between two GPUs of a node",
-     "[C-code] MVAPICH2 2.2 gen2/ibv_param.c: 128 KB CUDA pipeline blocks through host shared memory"},
-    {"network_block", ParamKind::size, "256KiB", "KiB", "1KiB", "64MiB",
-     "baseline: packed bytes per block of the host-staged pipeline between nodes (copy, RDMA write, finish)",
-     "[C-code] MVAPICH2 2.2 gen2/ibv_cuda_rndv.c: MV2_CUDA_BLOCK_SIZE 256 KB"},
-    {"chunk", ParamKind::size, kRequired, "KiB", "256B", "64MiB",
-     "overlap: packed bytes per chunk, each packed, copied and unpacked on a stream of its own", "preset"},
-    {"streams", ParamKind::integer, kRequired, "", "1", "1024", "overlap: streams per process, used by chunks in turn",
-     "preset"},
-    {"gdr_limit", ParamKind::size, "0B", "KiB", "0B", "64MiB",
-     "packed messages between nodes up to this size go by GPUDirect RDMA (the HCA reads GPU memory); 0: never",
-     "preset"},
-    {"gdr_read_bandwidth", ParamKind::rate, "1GB/s", "GB/s", "1MB/s", "1000GB/s",
-     "rate at which the HCA reads GPU memory across the PCIe root complex (GPUDirect RDMA)", "preset"},
-    {"gdr_latency", ParamKind::time, "0ns", "us", "0ns", "1ms",
-     "time from the post to the HCA's first read of GPU memory (GPUDirect RDMA)", "preset"},
+constexpr Field<Mvapich2CudaParams> kFields[] = {
+    bind<&Mvapich2CudaParams::pipeline_block>(
+        {"pipeline_block", ParamKind::size, "128KiB", "KiB", "1KiB", "64MiB",
+         "baseline: packed bytes per block of the host-staged pipeline between two GPUs of a node",
+         "[C-code] MVAPICH2 2.2 gen2/ibv_param.c: 128 KB CUDA pipeline blocks through host shared memory"}),
+    bind<&Mvapich2CudaParams::network_block>(
+        {"network_block", ParamKind::size, "256KiB", "KiB", "1KiB", "64MiB",
+         "baseline: packed bytes per block of the host-staged pipeline between nodes (copy, RDMA write, finish)",
+         "[C-code] MVAPICH2 2.2 gen2/ibv_cuda_rndv.c: MV2_CUDA_BLOCK_SIZE 256 KB"}),
+    bind<&Mvapich2CudaParams::chunk>(
+        {"chunk", ParamKind::size, kRequired, "KiB", "256B", "64MiB",
+         "overlap: packed bytes per chunk, each packed, copied and unpacked on a stream of its own", "preset"}),
+    bind<&Mvapich2CudaParams::streams>({"streams", ParamKind::integer, kRequired, "", "1", "1024",
+                                        "overlap: streams per process, used by chunks in turn", "preset"}),
+    bind<&Mvapich2CudaParams::gdr_limit>(
+        {"gdr_limit", ParamKind::size, "0B", "KiB", "0B", "64MiB",
+         "packed messages between nodes up to this size go by GPUDirect RDMA (the HCA reads GPU memory); 0: never",
+         "preset"}),
+    bind<&Mvapich2CudaParams::gdr_read_bandwidth>(
+        {"gdr_read_bandwidth", ParamKind::rate, "1GB/s", "GB/s", "1MB/s", "1000GB/s",
+         "rate at which the HCA reads GPU memory across the PCIe root complex (GPUDirect RDMA)", "preset"}),
+    bind<&Mvapich2CudaParams::gdr_latency>({"gdr_latency", ParamKind::time, "0ns", "us", "0ns", "1ms",
+                                            "time from the post to the HCA's first read of GPU memory (GPUDirect RDMA)",
+                                            "preset"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 
 // Notes of one message use tags above the workloads' and below kPersistent: 4 per message tag.
 constexpr Tag kNotes = 1 << 27;
@@ -40,6 +49,10 @@ Task<> wait_signal(gpu::SignalPtr signal) {
 
 }  // namespace
 
+namespace {
+Mvapich2CudaParams parse_mvapich2_cuda(const ParamReader& r) { return parse_fields(r, kFields); }
+}  // namespace
+
 const ParamTable kMvapich2CudaParams{"machine.runtimes.mpi_cuda",
                                      "CUDA-aware MPI's non-contiguous transfers from GPU memory, between the GPUs of "
                                      "a node or across the network (models/runtime/cuda/mvapich2_cuda.hpp).",
@@ -47,14 +60,7 @@ const ParamTable kMvapich2CudaParams{"machine.runtimes.mpi_cuda",
 
 Mvapich2CudaParams mvapich2_cuda_of(const Machine& machine) {
   const Json spec = machine.runtimes.value("mpi_cuda", Json::object());  // the reader refers to it
-  const ParamReader r(spec, machine.where / "runtimes" / "mpi_cuda", kMvapich2CudaParams);
-  return {.pipeline_block = r.size("pipeline_block"),
-          .network_block = r.size("network_block"),
-          .chunk = r.size("chunk"),
-          .streams = static_cast<int>(r.integer("streams")),
-          .gdr_limit = r.size("gdr_limit"),
-          .gdr_read_bandwidth = r.rate("gdr_read_bandwidth"),
-          .gdr_latency = r.time("gdr_latency")};
+  return parse_mvapich2_cuda(ParamReader(spec, machine.where / "runtimes" / "mpi_cuda", kMvapich2CudaParams));
 }
 
 Mvapich2Cuda::Mvapich2Cuda(MessagingLayer& layer, const gpu::GpuParams& gpu, const Mvapich2CudaParams& params,

@@ -49,13 +49,14 @@ namespace torsim::rt {
 enum class GpuDesign : std::uint8_t { baseline, overlap };
 enum class GpuPath : std::uint8_t { shared_memory, staged_network, gpudirect };
 
+// Every field is read by parse_mvapich2_cuda from its declaration in mvapich2_cuda.cpp, which holds the default.
 struct Mvapich2CudaParams {
   Bytes pipeline_block = 0;  // baseline: host-staged pipeline block between the GPUs of a node
   Bytes network_block = 0;   // baseline: host-staged pipeline block between nodes
   Bytes chunk = 0;           // overlap: packed bytes per chunk
-  int streams = 1;           // overlap: streams per process
+  int streams = 0;           // overlap: streams per process
   Bytes gdr_limit = 0;       // packed bytes sent by GPUDirect RDMA between nodes, at most
-  Rate gdr_read_bandwidth = 1;
+  Rate gdr_read_bandwidth = 0;
   Time gdr_latency = 0;
 };
 

@@ -2,41 +2,57 @@
 
 #include <algorithm>
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::rt {
 
 namespace {
 
-constexpr ParamSpec kCharmSpecs[] = {
-    {"envelope", ParamKind::size, kRequired, "B", "0B", "4KiB", "Converse header and Charm++ envelope per message",
-     "preset"},
-    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "Charm++ send path (envelope, destination, CmiSyncSend) on the sender's core", "preset"},
-    {"scheduler_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "scheduler dequeue and entry-method dispatch, per message", "preset"},
-    {"alloc_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "CmiAlloc of a message buffer", "preset"},
+constexpr Field<CharmParams> kCharmFields[] = {
+    bind<&CharmParams::envelope>({"envelope", ParamKind::size, kRequired, "B", "0B", "4KiB",
+                                  "Converse header and Charm++ envelope per message", "preset"}),
+    bind<&CharmParams::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                  "Charm++ send path (envelope, destination, CmiSyncSend) on the sender's core",
+                                  "preset"}),
+    bind<&CharmParams::scheduler_cpu>({"scheduler_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                       "scheduler dequeue and entry-method dispatch, per message", "preset"}),
+    bind<&CharmParams::alloc_cpu>(
+        {"alloc_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "CmiAlloc of a message buffer", "preset"}),
 };
-constexpr ParamSpec kCharmMpiSpecs[] = {
-    {"layer", ParamKind::text, "charm_mpi", "", "", "", "messaging layer name", "-"},
-    {"iprobe_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "an MPI_Iprobe(MPI_ANY_SOURCE) that finds a message, and its MPI_Get_count, in the progress loop", "preset"},
+constexpr auto kCharmSpecs = specs_of(kCharmFields);
+constexpr Field<CharmMpiParams> kCharmMpiFields[] = {
+    unbound<CharmMpiParams>({"layer", ParamKind::text, "charm_mpi", "", "", "", "messaging layer name", "-"}),
+    bind<&CharmMpiParams::iprobe_cpu>(
+        {"iprobe_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "an MPI_Iprobe(MPI_ANY_SOURCE) that finds a message, and its MPI_Get_count, in the progress loop", "preset"}),
 };
-constexpr ParamSpec kCharmUgniSpecs[] = {
-    {"layer", ParamKind::text, "charm_ugni", "", "", "", "messaging layer name", "-"},
-    {"fma_bte_threshold", ParamKind::size, "2048B", "B", "0B", "1GiB", "GETs of this size or more use BTE",
-     "[C-code] Charm++ gemini_gni machine.c, 2011"},
-    {"control_bytes", ParamKind::size, kRequired, "B", "0B", "1KiB",
-     "control message of a large send: memory handle, size, source", "preset"},
-    {"pool_alloc_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "allocation from the pre-registered memory pool",
-     "preset"},
-    {"pxshm_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "one side of a shared-memory (pxshm) message, besides its copy", "preset"},
-    {"big_message", ParamKind::size, "4MiB", "B", "1B", "1GiB", "messages of this size or more go in segments",
-     "[C-code] Charm++ gemini_gni machine.c, 2012-01-29 on"},
-    {"big_segment", ParamKind::size, "2MiB", "B", "1B", "1GiB", "segment of a big message, registered on the fly",
-     "[C-code] same"},
-    {"big_segments_in_flight", ParamKind::integer, "4", "", "1", "1000", "segments of a big message in flight",
-     "[C-code] same"},
+constexpr auto kCharmMpiSpecs = specs_of(kCharmMpiFields);
+constexpr Field<CharmUgniParams> kCharmUgniFields[] = {
+    unbound<CharmUgniParams>({"layer", ParamKind::text, "charm_ugni", "", "", "", "messaging layer name", "-"}),
+    bind<&CharmUgniParams::fma_bte_threshold>({"fma_bte_threshold", ParamKind::size, "2048B", "B", "0B", "1GiB",
+                                               "GETs of this size or more use BTE",
+                                               "[C-code] Charm++ gemini_gni machine.c, 2011"}),
+    bind<&CharmUgniParams::control_bytes>({"control_bytes", ParamKind::size, kRequired, "B", "0B", "1KiB",
+                                           "control message of a large send: memory handle, size, source", "preset"}),
+    bind<&CharmUgniParams::pool_alloc_cpu>({"pool_alloc_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                            "allocation from the pre-registered memory pool", "preset"}),
+    bind<&CharmUgniParams::pxshm_cpu>({"pxshm_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                       "one side of a shared-memory (pxshm) message, besides its copy", "preset"}),
+    bind<&CharmUgniParams::big_message>({"big_message", ParamKind::size, "4MiB", "B", "1B", "1GiB",
+                                         "messages of this size or more go in segments",
+                                         "[C-code] Charm++ gemini_gni machine.c, 2012-01-29 on"}),
+    bind<&CharmUgniParams::big_segment>({"big_segment", ParamKind::size, "2MiB", "B", "1B", "1GiB",
+                                         "segment of a big message, registered on the fly", "[C-code] same"}),
+    bind<&CharmUgniParams::big_segments_in_flight>({"big_segments_in_flight", ParamKind::integer, "4", "", "1", "1000",
+                                                    "segments of a big message in flight", "[C-code] same"}),
 };
+constexpr auto kCharmUgniSpecs = specs_of(kCharmUgniFields);
+
+CharmParams parse_charm(const ParamReader& r) { return parse_fields(r, kCharmFields); }
+
+CharmMpiParams parse_charm_mpi(const ParamReader& r) { return parse_fields(r, kCharmMpiFields); }
+
+CharmUgniParams parse_charm_ugni(const ParamReader& r) { return parse_fields(r, kCharmUgniFields); }
 
 // The target's side of a put or get: its runtime takes the message and sends an empty
 // acknowledgement back.
@@ -244,11 +260,7 @@ namespace {
 
 CharmParams charm_of(const Machine& m) {
   const Json spec = m.runtimes.value("charm", Json::object());
-  ParamReader r(spec, m.where / "runtimes" / "charm", kCharmParams);
-  return {.envelope = r.size("envelope"),
-          .send_cpu = r.time("send_cpu"),
-          .scheduler_cpu = r.time("scheduler_cpu"),
-          .alloc_cpu = r.time("alloc_cpu")};
+  return parse_charm(ParamReader(spec, m.where / "runtimes" / "charm", kCharmParams));
 }
 
 CrayMpichParams cray_mpich_of(const Machine& m) {
@@ -261,20 +273,12 @@ CrayMpichParams cray_mpich_of(const Machine& m) {
 std::unique_ptr<MessagingLayer> make_charm_mpi_layer(const ParamReader& r, Job& job) {
   const auto nic = nic::gemini_of(job.machine, r.where());
   return std::make_unique<CharmMpiLayer>(job, nic, cray_mpich_of(job.machine), charm_of(job.machine),
-                                         CharmMpiParams{.iprobe_cpu = r.time("iprobe_cpu")});
+                                         parse_charm_mpi(r));
 }
 
 std::unique_ptr<MessagingLayer> make_charm_ugni_layer(const ParamReader& r, Job& job) {
   const auto nic = nic::gemini_of(job.machine, r.where());
-  CharmUgniParams p;
-  p.fma_bte_threshold = r.size("fma_bte_threshold");
-  p.control_bytes = r.size("control_bytes");
-  p.pool_alloc_cpu = r.time("pool_alloc_cpu");
-  p.pxshm_cpu = r.time("pxshm_cpu");
-  p.big_message = r.size("big_message");
-  p.big_segment = r.size("big_segment");
-  p.big_segments_in_flight = r.integer("big_segments_in_flight");
-  return std::make_unique<CharmUgniLayer>(job, nic, charm_of(job.machine), p);
+  return std::make_unique<CharmUgniLayer>(job, nic, charm_of(job.machine), parse_charm_ugni(r));
 }
 
 }  // namespace torsim::rt

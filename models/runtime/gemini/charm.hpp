@@ -25,19 +25,21 @@
 
 namespace torsim::rt {
 
+// Every field is read by parse_charm from its declaration in charm.cpp, which holds the default.
 struct CharmParams {
-  Bytes envelope = 72;
+  Bytes envelope = 0;
   Time send_cpu = 0, scheduler_cpu = 0, alloc_cpu = 0;
 };
 struct CharmMpiParams {
   Time iprobe_cpu = 0;
 };
+// Every field is read by parse_charm_ugni from its declaration in charm.cpp, which holds the default.
 struct CharmUgniParams {
-  Bytes fma_bte_threshold = 2048;
-  Bytes control_bytes = 48;
+  Bytes fma_bte_threshold = 0;
+  Bytes control_bytes = 0;
   Time pool_alloc_cpu = 0, pxshm_cpu = 0;
-  Bytes big_message = 4 << 20, big_segment = 2 << 20;
-  std::int64_t big_segments_in_flight = 4;
+  Bytes big_message = 0, big_segment = 0;
+  std::int64_t big_segments_in_flight = 0;
 };
 
 extern const ParamTable kCharmParams;

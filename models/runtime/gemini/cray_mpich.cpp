@@ -2,73 +2,70 @@
 
 #include <algorithm>
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::rt {
 
 namespace {
 
-constexpr ParamSpec kMpiSpecs[] = {
-    {"layer", ParamKind::text, "mpi", "", "", "", "messaging layer name", "-"},
-    {"header", ParamKind::size, kRequired, "B", "0B", "1KiB", "MPI envelope bytes carried with each message", "preset"},
-    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Isend software path on the sender's core",
-     "preset"},
-    {"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI receive completion on the receiver's core",
-     "preset"},
-    {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"},
-    {"match_entry_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "tag matching, per entry of the queue searched (posted receives for an arrival, unexpected messages for a "
-     "posted receive)",
-     "preset"},
-    {"progress_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "one call of the progress engine that finds nothing (an empty MPI_Iprobe, one pass of a blocked wait)", "preset"},
-    {"test_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Test of one request", "preset"},
-    {"dynamic_connections", ParamKind::boolean, "true", "", "", "",
-     "connections (SMSG mailboxes) are set up on first contact with a peer (MPICH_GNI_DYNAMIC_CONN)", "preset"},
-    {"connect_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "each side's core time to set up a connection: endpoint, mailbox, datagram exchange", "preset"},
-    {"vshort_small_job", ParamKind::size, kRequired, "B", "0B", "64KiB",
-     "largest message inside an SMSG (E0) up to 4,096 ranks (MPICH_GNI_MAX_VSHORT_MSG_SIZE)", "preset"},
-    {"vshort_medium_job", ParamKind::size, kRequired, "B", "0B", "64KiB", "the same up to 16,384 ranks", "preset"},
-    {"vshort_large_job", ParamKind::size, kRequired, "B", "0B", "64KiB", "the same above 16,384 ranks", "preset"},
-    {"eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
-     "largest eager message; above it the rendezvous protocol (MPICH_GNI_MAX_EAGER_MSG_SIZE)", "preset"},
-    {"eager_buffers", ParamKind::integer, kRequired, "", "1", "1000000",
-     "pre-registered DMA buffers per rank for E1 messages (MPICH_GNI_NUM_BUFS); a sender waits for one", "preset"},
-    {"rdma_threshold", ParamKind::size, kRequired, "B", "0B", "1GiB",
-     "GETs of this size or more use BTE (MPICH_GNI_RDMA_THRESHOLD)", "preset"},
-    {"rdma_chunk", ParamKind::size, kRequired, "B", "0B", "1GiB",
-     "a rendezvous GET is cut into pieces of this size, posted one after another (0: one GET)", "preset"},
-    {"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB", "RTS and FIN control messages",
-     "assumption: a handle, a size and a tag"},
-    {"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "MPI_Put/MPI_Get synchronisation (lock, flush) on the origin's core", "preset"},
+constexpr Field<CrayMpichParams> kMpiFields[] = {
+    unbound<CrayMpichParams>({"layer", ParamKind::text, "mpi", "", "", "", "messaging layer name", "-"}),
+    bind<&CrayMpichParams::header>({"header", ParamKind::size, kRequired, "B", "0B", "1KiB",
+                                    "MPI envelope bytes carried with each message", "preset"}),
+    bind<&CrayMpichParams::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                      "MPI_Isend software path on the sender's core", "preset"}),
+    bind<&CrayMpichParams::recv_cpu>({"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                      "MPI receive completion on the receiver's core", "preset"}),
+    bind<&CrayMpichParams::match_cpu>(
+        {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"}),
+    bind<&CrayMpichParams::match_entry_cpu>(
+        {"match_entry_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "tag matching, per entry of the queue searched (posted receives for an arrival, unexpected messages for a "
+         "posted receive)",
+         "preset"}),
+    bind<&CrayMpichParams::progress_cpu>(
+        {"progress_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "one call of the progress engine that finds nothing (an empty MPI_Iprobe, one pass of a blocked wait)",
+         "preset"}),
+    bind<&CrayMpichParams::test_cpu>(
+        {"test_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Test of one request", "preset"}),
+    bind<&CrayMpichParams::dynamic_connections>(
+        {"dynamic_connections", ParamKind::boolean, "true", "", "", "",
+         "connections (SMSG mailboxes) are set up on first contact with a peer (MPICH_GNI_DYNAMIC_CONN)", "preset"}),
+    bind<&CrayMpichParams::connect_cpu>(
+        {"connect_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "each side's core time to set up a connection: endpoint, mailbox, datagram exchange", "preset"}),
+    bind<&CrayMpichParams::vshort_small>(
+        {"vshort_small_job", ParamKind::size, kRequired, "B", "0B", "64KiB",
+         "largest message inside an SMSG (E0) up to 4,096 ranks (MPICH_GNI_MAX_VSHORT_MSG_SIZE)", "preset"}),
+    bind<&CrayMpichParams::vshort_medium>(
+        {"vshort_medium_job", ParamKind::size, kRequired, "B", "0B", "64KiB", "the same up to 16,384 ranks", "preset"}),
+    bind<&CrayMpichParams::vshort_large>(
+        {"vshort_large_job", ParamKind::size, kRequired, "B", "0B", "64KiB", "the same above 16,384 ranks", "preset"}),
+    bind<&CrayMpichParams::eager_limit>(
+        {"eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
+         "largest eager message; above it the rendezvous protocol (MPICH_GNI_MAX_EAGER_MSG_SIZE)", "preset"}),
+    bind<&CrayMpichParams::eager_buffers>(
+        {"eager_buffers", ParamKind::integer, kRequired, "", "1", "1000000",
+         "pre-registered DMA buffers per rank for E1 messages (MPICH_GNI_NUM_BUFS); a sender waits for one", "preset"}),
+    bind<&CrayMpichParams::rdma_threshold>({"rdma_threshold", ParamKind::size, kRequired, "B", "0B", "1GiB",
+                                            "GETs of this size or more use BTE (MPICH_GNI_RDMA_THRESHOLD)", "preset"}),
+    bind<&CrayMpichParams::rdma_chunk>(
+        {"rdma_chunk", ParamKind::size, kRequired, "B", "0B", "1GiB",
+         "a rendezvous GET is cut into pieces of this size, posted one after another (0: one GET)", "preset"}),
+    bind<&CrayMpichParams::control_bytes>({"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB",
+                                           "RTS and FIN control messages", "assumption: a handle, a size and a tag"}),
+    bind<&CrayMpichParams::rma_sync_cpu>({"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                          "MPI_Put/MPI_Get synchronisation (lock, flush) on the origin's core",
+                                          "preset"}),
 };
+constexpr auto kMpiSpecs = specs_of(kMpiFields);
 
 }  // namespace
 
 const ParamTable kCrayMpichLayerParams{"runtime (layer: mpi)", "Cray MPICH protocols over uGNI.", kMpiSpecs};
 
-CrayMpichParams parse_cray_mpich(const ParamReader& r) {
-  CrayMpichParams p;
-  p.header = r.size("header");
-  p.send_cpu = r.time("send_cpu");
-  p.recv_cpu = r.time("recv_cpu");
-  p.match_cpu = r.time("match_cpu");
-  p.match_entry_cpu = r.time("match_entry_cpu");
-  p.progress_cpu = r.time("progress_cpu");
-  p.test_cpu = r.time("test_cpu");
-  p.dynamic_connections = r.boolean("dynamic_connections");
-  p.connect_cpu = r.time("connect_cpu");
-  p.vshort_small = r.size("vshort_small_job");
-  p.vshort_medium = r.size("vshort_medium_job");
-  p.vshort_large = r.size("vshort_large_job");
-  p.eager_limit = r.size("eager_limit");
-  p.eager_buffers = r.integer("eager_buffers");
-  p.rdma_threshold = r.size("rdma_threshold");
-  p.rdma_chunk = r.size("rdma_chunk");
-  p.control_bytes = r.size("control_bytes");
-  p.rma_sync_cpu = r.time("rma_sync_cpu");
-  return p;
-}
+CrayMpichParams parse_cray_mpich(const ParamReader& r) { return parse_fields(r, kMpiFields); }
 
 CrayMpichLayer::CrayMpichLayer(Job& job, const nic::GeminiParams& nic, const CrayMpichParams& params)
     : GeminiLayer(job, nic),

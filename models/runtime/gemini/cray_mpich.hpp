@@ -16,17 +16,18 @@ namespace torsim::rt {
 
 extern const ParamTable kCrayMpichLayerParams;
 
+// Every field is read by parse_cray_mpich from its declaration in cray_mpich.cpp, which holds the default.
 struct CrayMpichParams {
-  Bytes header = 16;
+  Bytes header = 0;
   Time send_cpu = 0, recv_cpu = 0, match_cpu = 0, match_entry_cpu = 0;
   Time progress_cpu = 0, test_cpu = 0, connect_cpu = 0;
-  bool dynamic_connections = true;
-  Bytes vshort_small = 1024, vshort_medium = 512, vshort_large = 256;  // E0 limit by job size
-  Bytes eager_limit = 8192;
-  std::int64_t eager_buffers = 64;
-  Bytes rdma_threshold = 1024;
+  bool dynamic_connections = false;
+  Bytes vshort_small = 0, vshort_medium = 0, vshort_large = 0;  // E0 limit by job size
+  Bytes eager_limit = 0;
+  std::int64_t eager_buffers = 0;
+  Bytes rdma_threshold = 0;
   Bytes rdma_chunk = 0;  // rendezvous GETs are cut into pieces of this size (0: one GET)
-  Bytes control_bytes = 32;
+  Bytes control_bytes = 0;
   Time rma_sync_cpu = 0;
 };
 

@@ -1,24 +1,27 @@
 #include "models/runtime/gemini/ugni.hpp"
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::rt {
 
 namespace {
 
-constexpr ParamSpec kUgniSpecs[] = {
-    {"layer", ParamKind::text, "ugni", "", "", "", "messaging layer name", "-"},
-    {"fma_bte_threshold", ParamKind::size, "2048B", "B", "0B", "1GiB", "RDMA of this size or more uses BTE, less FMA",
-     "[C-code] Charm++ gemini_gni machine.c, 2011 (1024 B later)"},
-    {"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB", "rendezvous control message carrying a memory handle",
-     "assumption: a handle and a size"},
+constexpr Field<UgniParams> kUgniFields[] = {
+    unbound<UgniParams>({"layer", ParamKind::text, "ugni", "", "", "", "messaging layer name", "-"}),
+    bind<&UgniParams::fma_bte_threshold>({"fma_bte_threshold", ParamKind::size, "2048B", "B", "0B", "1GiB",
+                                          "RDMA of this size or more uses BTE, less FMA",
+                                          "[C-code] Charm++ gemini_gni machine.c, 2011 (1024 B later)"}),
+    bind<&UgniParams::control_bytes>({"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB",
+                                      "rendezvous control message carrying a memory handle",
+                                      "assumption: a handle and a size"}),
 };
+constexpr auto kUgniSpecs = specs_of(kUgniFields);
 
 }  // namespace
 
 const ParamTable kUgniLayerParams{"runtime (layer: ugni)", "uGNI-level messaging on the Gemini NIC.", kUgniSpecs};
 
-UgniParams parse_ugni(const ParamReader& r) {
-  return {.fma_bte_threshold = r.size("fma_bte_threshold"), .control_bytes = r.size("control_bytes")};
-}
+UgniParams parse_ugni(const ParamReader& r) { return parse_fields(r, kUgniFields); }
 
 Task<> UgniLayer::protocol(Message m) {
   const Envelope& e = m.envelope;

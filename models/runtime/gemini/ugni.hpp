@@ -11,9 +11,10 @@ namespace torsim::rt {
 
 extern const ParamTable kUgniLayerParams;
 
+// Every field is read by parse_ugni from its declaration in ugni.cpp, which holds the default.
 struct UgniParams {
-  Bytes fma_bte_threshold = 2048;  // RDMA of this size or more uses BTE
-  Bytes control_bytes = 32;        // a rendezvous control message (memory handle)
+  Bytes fma_bte_threshold = 0;  // RDMA of this size or more uses BTE
+  Bytes control_bytes = 0;      // a rendezvous control message (memory handle)
 };
 
 class UgniLayer final : public GeminiLayer {

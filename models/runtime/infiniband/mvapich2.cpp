@@ -2,40 +2,54 @@
 
 #include <algorithm>
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::rt {
 
 namespace {
 
-constexpr ParamSpec kMpiSpecs[] = {
-    {"layer", ParamKind::text, "mpi", "", "", "", "messaging layer name", "-"},
-    {"header", ParamKind::size, kRequired, "B", "0B", "1KiB", "MPI packet header carried with each message", "preset"},
-    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "MPI_Isend software path on the sender's core",
-     "preset"},
-    {"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "taking a message in and completing its request, on the receiver's core", "preset"},
-    {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"},
-    {"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "MPI_Put/MPI_Get synchronisation on the origin's core", "preset"},
-    {"fast_path_size", ParamKind::size, kRequired, "B", "0B", "1MiB",
-     "largest message plus header through the RDMA fast path (0: no fast path)", "preset"},
-    {"fast_path_buffers", ParamKind::integer, kRequired, "", "0", "4096", "ring slots per peer", "preset"},
-    {"fast_path_peers", ParamKind::integer, kRequired, "", "0", "1000000",
-     "senders a rank gives a fast-path ring (the first ones to send to it)", "preset"},
-    {"eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
-     "largest message plus header sent eagerly between nodes; above it the rendezvous", "preset"},
-    {"prepost_depth", ParamKind::integer, kRequired, "", "1", "100000", "receive buffers posted per connection",
-     "preset"},
-    {"rendezvous", ParamKind::choice, "rput", "", "", "",
-     "rput: the sender RDMA-writes the data; rget: the "
-     "receiver RDMA-reads it",
-     "preset", "rput|rget"},
-    {"striping_threshold", ParamKind::size, kRequired, "B", "0B", "1GiB",
-     "rendezvous data of this size or more is split over every rail", "preset"},
-    {"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB", "RTS, CTS and FIN messages",
-     "assumption: an address, a key, a size and a tag"},
-    {"smp_eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB", "largest eager message within a node", "preset"},
-    {"smp_block", ParamKind::size, kRequired, "B", "1B", "1GiB", "block of the copy pipeline within a node", "preset"},
+constexpr Field<Mvapich2Params> kMpiFields[] = {
+    unbound<Mvapich2Params>({"layer", ParamKind::text, "mpi", "", "", "", "messaging layer name", "-"}),
+    bind<&Mvapich2Params::header>({"header", ParamKind::size, kRequired, "B", "0B", "1KiB",
+                                   "MPI packet header carried with each message", "preset"}),
+    bind<&Mvapich2Params::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                     "MPI_Isend software path on the sender's core", "preset"}),
+    bind<&Mvapich2Params::recv_cpu>({"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                     "taking a message in and completing its request, on the receiver's core",
+                                     "preset"}),
+    bind<&Mvapich2Params::match_cpu>(
+        {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"}),
+    bind<&Mvapich2Params::rma_sync_cpu>({"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                         "MPI_Put/MPI_Get synchronisation on the origin's core", "preset"}),
+    bind<&Mvapich2Params::fast_path_size>({"fast_path_size", ParamKind::size, kRequired, "B", "0B", "1MiB",
+                                           "largest message plus header through the RDMA fast path (0: no fast path)",
+                                           "preset"}),
+    bind<&Mvapich2Params::fast_path_buffers>(
+        {"fast_path_buffers", ParamKind::integer, kRequired, "", "0", "4096", "ring slots per peer", "preset"}),
+    bind<&Mvapich2Params::fast_path_peers>({"fast_path_peers", ParamKind::integer, kRequired, "", "0", "1000000",
+                                            "senders a rank gives a fast-path ring (the first ones to send to it)",
+                                            "preset"}),
+    bind<&Mvapich2Params::eager_limit>(
+        {"eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
+         "largest message plus header sent eagerly between nodes; above it the rendezvous", "preset"}),
+    bind<&Mvapich2Params::prepost_depth>({"prepost_depth", ParamKind::integer, kRequired, "", "1", "100000",
+                                          "receive buffers posted per connection", "preset"}),
+    unbound<Mvapich2Params>({"rendezvous", ParamKind::choice, "rput", "", "", "",
+                             "rput: the sender RDMA-writes the data; rget: the "
+                             "receiver RDMA-reads it",
+                             "preset", "rput|rget"}),
+    bind<&Mvapich2Params::striping_threshold>({"striping_threshold", ParamKind::size, kRequired, "B", "0B", "1GiB",
+                                               "rendezvous data of this size or more is split over every rail",
+                                               "preset"}),
+    bind<&Mvapich2Params::control_bytes>({"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB",
+                                          "RTS, CTS and FIN messages",
+                                          "assumption: an address, a key, a size and a tag"}),
+    bind<&Mvapich2Params::smp_eager_limit>({"smp_eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
+                                            "largest eager message within a node", "preset"}),
+    bind<&Mvapich2Params::smp_block>({"smp_block", ParamKind::size, kRequired, "B", "1B", "1GiB",
+                                      "block of the copy pipeline within a node", "preset"}),
 };
+constexpr auto kMpiSpecs = specs_of(kMpiFields);
 
 // Counts work requests down to their local completions.
 struct Countdown {
@@ -48,22 +62,8 @@ Task<> count_down(Task<> operation, Countdown& countdown) {
 }
 
 Mvapich2Params parse_mvapich2(const ParamReader& r) {
-  Mvapich2Params p;
-  p.header = r.size("header");
-  p.send_cpu = r.time("send_cpu");
-  p.recv_cpu = r.time("recv_cpu");
-  p.match_cpu = r.time("match_cpu");
-  p.rma_sync_cpu = r.time("rma_sync_cpu");
-  p.fast_path_size = r.size("fast_path_size");
-  p.fast_path_buffers = static_cast<int>(r.integer("fast_path_buffers"));
-  p.fast_path_peers = static_cast<int>(r.integer("fast_path_peers"));
-  p.eager_limit = r.size("eager_limit");
-  p.prepost_depth = static_cast<int>(r.integer("prepost_depth"));
+  Mvapich2Params p = parse_fields(r, kMpiFields);
   p.rget = r.choice<bool>("rendezvous", {{"rput", false}, {"rget", true}});
-  p.striping_threshold = r.size("striping_threshold");
-  p.control_bytes = r.size("control_bytes");
-  p.smp_eager_limit = r.size("smp_eager_limit");
-  p.smp_block = r.size("smp_block");
   return p;
 }
 

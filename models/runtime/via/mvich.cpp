@@ -1,55 +1,60 @@
 #include "models/runtime/via/mvich.hpp"
 
 #include "models/runtime/via/collectives.hpp"
+#include "sim/config/fields.hpp"
 
 namespace torsim::rt {
 
 namespace {
 
-constexpr ParamSpec kViaMpiSpecs[] = {
-    {"layer", ParamKind::text, "via_mpi", "", "", "", "messaging layer name", "-"},
-    {"header", ParamKind::size, kRequired, "B", "0B", "1KiB", "MPI envelope bytes sent with each message", "preset"},
-    {"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "MPI send path on the sender's core (connection, header, send-buffer management)", "preset"},
-    {"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "MPI receive path on the receiver's core (header, credit accounting, request completion)", "preset"},
-    {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"},
-    {"eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
-     "largest message sent eagerly through a pre-posted receive buffer; above it, the rendezvous", "preset"},
-    {"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB",
-     "rendezvous control messages (request, clear to send with a buffer address and key, FIN)",
-     "assumption: an address, a key, a size and a tag"},
-    {"collective_transport", ParamKind::choice, "send_receive", "", "", "",
-     "send_receive: the collectives over MPI's send/receive; rdma: over RDMA writes into pre-registered slots, "
-     "found by flag polling",
-     "-", "send_receive|rdma"},
-    {"user_buffers_registered", ParamKind::boolean, kRequired, "", "", "",
-     "true: the application's buffers are registered (once, up front), so eager sends and the RDMA collectives' "
-     "first writes read them directly; false: each eager send, and each RDMA collective where its data starts, "
-     "first copies the data into registered memory",
-     "preset"},
-    {"rdma_slot_size", ParamKind::size, kRequired, "B", "0B", "1GiB",
-     "largest message a collective slot holds; larger collectives fall back to send/receive", "preset"},
-    {"rdma_slots", ParamKind::integer, "2", "", "1", "1024",
-     "slots per writer at each reader: consecutive collectives alternate between them",
-     "[C-code] MVAPICH 1.2's RDMA barrier toggles between two slots (intra_rdma_barrier.c @ 07401b81)"},
-    {"collectives", ParamKind::object, "{}", "", "", "",
-     "collective algorithms (runtime.collectives); degree 0 lets the analytical model pick the k-nomial degree", "-"},
+constexpr Field<MvichParams> kViaMpiFields[] = {
+    unbound<MvichParams>({"layer", ParamKind::text, "via_mpi", "", "", "", "messaging layer name", "-"}),
+    bind<&MvichParams::header>({"header", ParamKind::size, kRequired, "B", "0B", "1KiB",
+                                "MPI envelope bytes sent with each message", "preset"}),
+    bind<&MvichParams::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                                  "MPI send path on the sender's core (connection, header, send-buffer management)",
+                                  "preset"}),
+    bind<&MvichParams::recv_cpu>(
+        {"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+         "MPI receive path on the receiver's core (header, credit accounting, request completion)", "preset"}),
+    bind<&MvichParams::match_cpu>(
+        {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"}),
+    bind<&MvichParams::eager_limit>(
+        {"eager_limit", ParamKind::size, kRequired, "B", "0B", "1GiB",
+         "largest message sent eagerly through a pre-posted receive buffer; above it, the rendezvous", "preset"}),
+    bind<&MvichParams::control_bytes>(
+        {"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB",
+         "rendezvous control messages (request, clear to send with a buffer address and key, FIN)",
+         "assumption: an address, a key, a size and a tag"}),
+    unbound<MvichParams>(
+        {"collective_transport", ParamKind::choice, "send_receive", "", "", "",
+         "send_receive: the collectives over MPI's send/receive; rdma: over RDMA writes into pre-registered slots, "
+         "found by flag polling",
+         "-", "send_receive|rdma"}),
+    bind<&MvichParams::user_buffers_registered>(
+        {"user_buffers_registered", ParamKind::boolean, kRequired, "", "", "",
+         "true: the application's buffers are registered (once, up front), so eager sends and the RDMA collectives' "
+         "first writes read them directly; false: each eager send, and each RDMA collective where its data starts, "
+         "first copies the data into registered memory",
+         "preset"}),
+    bind<&MvichParams::rdma_slot_size>(
+        {"rdma_slot_size", ParamKind::size, kRequired, "B", "0B", "1GiB",
+         "largest message a collective slot holds; larger collectives fall back to send/receive", "preset"}),
+    bind<&MvichParams::rdma_slots>(
+        {"rdma_slots", ParamKind::integer, "2", "", "1", "1024",
+         "slots per writer at each reader: consecutive collectives alternate between them",
+         "[C-code] MVAPICH 1.2's RDMA barrier toggles between two slots (intra_rdma_barrier.c @ 07401b81)"}),
+    unbound<MvichParams>(
+        {"collectives", ParamKind::object, "{}", "", "", "",
+         "collective algorithms (runtime.collectives); degree 0 lets the analytical model pick the k-nomial degree",
+         "-"}),
 };
+constexpr auto kViaMpiSpecs = specs_of(kViaMpiFields);
 
 MvichParams parse_mvich(const ParamReader& r) {
-  MvichParams p;
-  p.header = r.size("header");
-  p.send_cpu = r.time("send_cpu");
-  p.recv_cpu = r.time("recv_cpu");
-  p.match_cpu = r.time("match_cpu");
-  p.eager_limit = r.size("eager_limit");
-  p.control_bytes = r.size("control_bytes");
+  MvichParams p = parse_fields(r, kViaMpiFields);
   p.collective_transport = r.choice<Transport>("collective_transport",
                                                {{"send_receive", Transport::send_receive}, {"rdma", Transport::rdma}});
-  p.user_buffers_registered = r.boolean("user_buffers_registered");
-  p.rdma_slot_size = r.size("rdma_slot_size");
-  p.rdma_slots = static_cast<int>(r.integer("rdma_slots"));
   return p;
 }
 

@@ -15,15 +15,16 @@ namespace torsim::rt {
 
 extern const ParamTable kMvichLayerParams;
 
+// Every field is read by parse_mvich from its declaration in mvich.cpp, which holds the default.
 struct MvichParams {
-  Bytes header = 32;
+  Bytes header = 0;
   Time send_cpu = 0, recv_cpu = 0, match_cpu = 0;
-  Bytes eager_limit = 8192;
-  Bytes control_bytes = 32;
-  bool user_buffers_registered = true;
+  Bytes eager_limit = 0;
+  Bytes control_bytes = 0;
+  bool user_buffers_registered = false;
   Transport collective_transport = Transport::send_receive;
-  Bytes rdma_slot_size = 8192;
-  int rdma_slots = 2;
+  Bytes rdma_slot_size = 0;
+  int rdma_slots = 0;
 };
 
 class MvichLayer final : public ViaLayer {
