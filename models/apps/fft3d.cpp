@@ -79,7 +79,12 @@ class Fft3d final : public Workload {
         ty_(r.integer("ty")),
         max_outstanding_(r.integer("max_outstanding")),
         receive_window_(r.integer("receive_window")),
-        where_(r.where()) {}
+        where_(r.where()) {
+    if (r.has("receive_window") && variant_ != "mpi_slabs")
+      r.where("receive_window").fail("receive_window is read only with variant mpi_slabs; this run's is " + variant_);
+    if (r.has("max_outstanding") && packed())
+      r.where("max_outstanding").fail("max_outstanding is read only by the slabs variants, not mpi_packed_slabs");
+  }
 
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
