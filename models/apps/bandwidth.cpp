@@ -36,7 +36,7 @@ class Bandwidth final : public Workload {
         iterations_(r.integer("iterations")),
         warmup_(r.integer("warmup")),
         peer_(static_cast<Rank>(r.integer("peer"))),
-        all_pairs_(r.choice<bool>("pairs", {{"one", false}, {"all", true}})),
+        all_pairs_(all_pairs(r)),
         bidirectional_(r.choice<bool>("direction", {{"uni", false}, {"bi", true}})) {}
 
   int minimum_ranks() const override { return all_pairs_ ? 2 : peer_ + 1; }

@@ -20,6 +20,15 @@ extern const WorkloadEntry kFft3dWorkload;
 extern const WorkloadEntry kHaloExchangeWorkload;
 extern const WorkloadEntry kTraceWorkload;
 
+/// "pairs": "one" (rank 0 and "peer") or "all" (rank i and rank i + n/2), whether all; a peer
+/// given with all pairs would be ignored, so it is an error.
+inline bool all_pairs(const ParamReader& r) {
+  const bool all = r.choice<bool>("pairs", {{"one", false}, {"all", true}});
+  if (all && r.has("peer"))
+    r.where("peer").fail("peer is read only with pairs one; with pairs all rank i's is i + n/2");
+  return all;
+}
+
 /// With "pairs": "all", rank i pairs with rank i + n/2: the job needs an even number of ranks.
 inline void check_pairs(const rt::Job& job, const Where& where) {
   if (job.size() % 2 != 0)

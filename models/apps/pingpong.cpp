@@ -38,7 +38,7 @@ class PingPong final : public Workload {
         iterations_(r.integer("iterations")),
         warmup_(r.integer("warmup")),
         peer_(static_cast<Rank>(r.integer("peer"))),
-        all_pairs_(r.choice<bool>("pairs", {{"one", false}, {"all", true}})),
+        all_pairs_(all_pairs(r)),
         operation_(r.text("operation")) {}
 
   int minimum_ranks() const override { return all_pairs_ ? 2 : peer_ + 1; }

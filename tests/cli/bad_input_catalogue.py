@@ -243,6 +243,9 @@ CASES = {
                                        expect="max_outstanding is read only by the slabs variants",
                                        scenario=scenario(workload={"name": "fft3d", "variant": "mpi_packed_slabs",
                                                                    "max_outstanding": 8})),
+    "peer-with-all-pairs": case("a ping-pong peer given with pairs all (each rank's peer is then fixed)",
+                                path="/workload/peer", expect="peer is read only with pairs one",
+                                scenario=scenario(workload={"name": "pingpong", "pairs": "all", "peer": 3})),
     # --- machines and placements
     "unknown-preset": case("an unknown machine preset", path="/machine",
                            expect="unknown machine preset 'hoper' (did you mean 'hopper'?); valid values are: ", scenario=scenario(machine="hoper")),
