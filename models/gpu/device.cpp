@@ -2,76 +2,72 @@
 
 #include <algorithm>
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::gpu {
 
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"per_node", ParamKind::integer, kRequired, "", "1", "16", "GPUs per node; a node's ranks use them in turn",
-     "preset"},
-    {"multiprocessors", ParamKind::integer, kRequired, "", "1", "1024", "streaming multiprocessors", "preset"},
-    {"threads_per_multiprocessor", ParamKind::integer, "2048", "", "32", "65536",
-     "threads resident on a multiprocessor at once",
-     "[C] CUDA C Programming Guide, technical specifications per compute capability: 2048 from 3.0 on"},
-    {"memory_bandwidth", ParamKind::rate, kRequired, "GB/s", "1GB/s", "100000GB/s",
-     "device memory bandwidth a streaming kernel sustains", "preset"},
-    {"memory_latency", ParamKind::time, kRequired, "ns", "1ns", "100us",
-     "device memory latency: a wave of resident threads waits about this long for its loads", "preset"},
-    {"sector", ParamKind::size, "32B", "B", "1B", "4KiB", "granularity of device memory transactions",
-     "[C] CUDA C Programming Guide, compute capability 3.x global memory: 32-byte transactions through L2"},
-    {"max_concurrent_kernels", ParamKind::integer, "32", "", "1", "1024", "kernels resident on the device at once",
-     "[C] CUDA C Programming Guide, technical specifications per compute capability: 32 resident grids from 3.5 on"},
-    {"hardware_queues", ParamKind::integer, "8", "", "1", "128",
-     "hardware work queues a process uses (CUDA_DEVICE_MAX_CONNECTIONS); stream i uses queue i mod queues",
-     "[C] the driver's default of 8 connections (of Hyper-Q's 32 queues on GK110)"},
-    {"launch_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms", "host CPU time of a kernel launch call", "preset"},
-    {"launch_latency", ParamKind::time, kRequired, "us", "0ns", "1ms",
-     "from the launch call's return to the kernel's start on an idle device", "preset"},
-    {"copy_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms", "host CPU time of a cudaMemcpyAsync call", "preset"},
-    {"copy_latency", ParamKind::time, kRequired, "us", "0ns", "1ms",
-     "from the copy call's return to the copy engine's start on an idle device", "preset"},
-    {"sync_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms",
-     "host CPU time of a stream or event synchronisation call, besides the wait", "preset"},
-    {"sync_latency", ParamKind::time, kRequired, "us", "0ns", "1ms",
-     "from the end of the work to the waiting host thread's return", "preset"},
-    {"event_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms", "host CPU time of cudaEventRecord", "preset"},
-    {"query_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms", "host CPU time of one cudaEventQuery", "preset"},
-    {"callback_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms", "host CPU time of cudaStreamAddCallback",
-     "preset"},
-    {"callback_latency", ParamKind::time, kRequired, "us", "0ns", "1ms",
-     "from the end of the work before a callback to its call on the driver's thread", "preset"},
-    {"pcie_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "1000GB/s",
-     "rate of a copy between device and pinned host memory (one copy engine per direction)", "preset"},
+constexpr Field<GpuParams> kFields[] = {
+    bind<&GpuParams::per_node>({"per_node", ParamKind::integer, kRequired, "", "1", "16",
+                                "GPUs per node; a node's ranks use them in turn", "preset"}),
+    bind<&GpuParams::multiprocessors>(
+        {"multiprocessors", ParamKind::integer, kRequired, "", "1", "1024", "streaming multiprocessors", "preset"}),
+    bind<&GpuParams::threads_per_multiprocessor>(
+        {"threads_per_multiprocessor", ParamKind::integer, "2048", "", "32", "65536",
+         "threads resident on a multiprocessor at once",
+         "[C] CUDA C Programming Guide, technical specifications per compute capability: 2048 from 3.0 on"}),
+    bind<&GpuParams::memory_bandwidth>({"memory_bandwidth", ParamKind::rate, kRequired, "GB/s", "1GB/s", "100000GB/s",
+                                        "device memory bandwidth a streaming kernel sustains", "preset"}),
+    bind<&GpuParams::memory_latency>(
+        {"memory_latency", ParamKind::time, kRequired, "ns", "1ns", "100us",
+         "device memory latency: a wave of resident threads waits about this long for its loads", "preset"}),
+    bind<&GpuParams::sector>(
+        {"sector", ParamKind::size, "32B", "B", "1B", "4KiB", "granularity of device memory transactions",
+         "[C] CUDA C Programming Guide, compute capability 3.x global memory: 32-byte transactions through L2"}),
+    bind<&GpuParams::max_concurrent_kernels>({"max_concurrent_kernels", ParamKind::integer, "32", "", "1", "1024",
+                                              "kernels resident on the device at once",
+                                              "[C] CUDA C Programming Guide, technical specifications per compute "
+                                              "capability: 32 resident grids from 3.5 on"}),
+    bind<&GpuParams::hardware_queues>(
+        {"hardware_queues", ParamKind::integer, "8", "", "1", "128",
+         "hardware work queues a process uses (CUDA_DEVICE_MAX_CONNECTIONS); stream i uses queue i mod queues",
+         "[C] the driver's default of 8 connections (of Hyper-Q's 32 queues on GK110)"}),
+    bind<&GpuParams::launch_cpu>({"launch_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms",
+                                  "host CPU time of a kernel launch call", "preset"}),
+    bind<&GpuParams::launch_latency>({"launch_latency", ParamKind::time, kRequired, "us", "0ns", "1ms",
+                                      "from the launch call's return to the kernel's start on an idle device",
+                                      "preset"}),
+    bind<&GpuParams::copy_cpu>({"copy_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms",
+                                "host CPU time of a cudaMemcpyAsync call", "preset"}),
+    bind<&GpuParams::copy_latency>({"copy_latency", ParamKind::time, kRequired, "us", "0ns", "1ms",
+                                    "from the copy call's return to the copy engine's start on an idle device",
+                                    "preset"}),
+    bind<&GpuParams::sync_cpu>({"sync_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms",
+                                "host CPU time of a stream or event synchronisation call, besides the wait", "preset"}),
+    bind<&GpuParams::sync_latency>({"sync_latency", ParamKind::time, kRequired, "us", "0ns", "1ms",
+                                    "from the end of the work to the waiting host thread's return", "preset"}),
+    bind<&GpuParams::event_cpu>(
+        {"event_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms", "host CPU time of cudaEventRecord", "preset"}),
+    bind<&GpuParams::query_cpu>(
+        {"query_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms", "host CPU time of one cudaEventQuery", "preset"}),
+    bind<&GpuParams::callback_cpu>({"callback_cpu", ParamKind::time, kRequired, "us", "0ns", "1ms",
+                                    "host CPU time of cudaStreamAddCallback", "preset"}),
+    bind<&GpuParams::callback_latency>({"callback_latency", ParamKind::time, kRequired, "us", "0ns", "1ms",
+                                        "from the end of the work before a callback to its call on the driver's thread",
+                                        "preset"}),
+    bind<&GpuParams::pcie_bandwidth>(
+        {"pcie_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "1000GB/s",
+         "rate of a copy between device and pinned host memory (one copy engine per direction)", "preset"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 
 }  // namespace
 
 const ParamTable kGpuParams{"machine.gpu", "The GPUs of every node (CUDA devices) and the host's calls to them.",
                             kSpecs};
 
-GpuParams parse_gpu(const ParamReader& r) {
-  GpuParams p;
-  p.per_node = static_cast<int>(r.integer("per_node"));
-  p.multiprocessors = static_cast<int>(r.integer("multiprocessors"));
-  p.threads_per_multiprocessor = static_cast<int>(r.integer("threads_per_multiprocessor"));
-  p.memory_bandwidth = r.rate("memory_bandwidth");
-  p.memory_latency = r.time("memory_latency");
-  p.sector = r.size("sector");
-  p.max_concurrent_kernels = static_cast<int>(r.integer("max_concurrent_kernels"));
-  p.hardware_queues = static_cast<int>(r.integer("hardware_queues"));
-  p.launch_cpu = r.time("launch_cpu");
-  p.launch_latency = r.time("launch_latency");
-  p.copy_cpu = r.time("copy_cpu");
-  p.copy_latency = r.time("copy_latency");
-  p.sync_cpu = r.time("sync_cpu");
-  p.sync_latency = r.time("sync_latency");
-  p.event_cpu = r.time("event_cpu");
-  p.query_cpu = r.time("query_cpu");
-  p.callback_cpu = r.time("callback_cpu");
-  p.callback_latency = r.time("callback_latency");
-  p.pcie_bandwidth = r.rate("pcie_bandwidth");
-  return p;
-}
+GpuParams parse_gpu(const ParamReader& r) { return parse_fields(r, kFields); }
 
 GpuParams gpu_of(const Machine& machine, const Where& where) {
   if (machine.gpu.empty()) where.fail("machine '" + machine.name + "' has no GPUs (its preset has no \"gpu\" section)");

@@ -31,13 +31,14 @@
 
 namespace torsim::gpu {
 
+// Every field is read by parse_gpu from its declaration in device.cpp, which holds the default.
 struct GpuParams {
-  int per_node = 1;
-  int multiprocessors = 1, threads_per_multiprocessor = 1;
+  int per_node = 0;
+  int multiprocessors = 0, threads_per_multiprocessor = 0;
   Rate memory_bandwidth = 0;
   Time memory_latency = 0;
-  Bytes sector = 32;
-  int max_concurrent_kernels = 1, hardware_queues = 1;
+  Bytes sector = 0;
+  int max_concurrent_kernels = 0, hardware_queues = 0;
   Time launch_cpu = 0, launch_latency = 0;
   Time copy_cpu = 0, copy_latency = 0;
   Time sync_cpu = 0, sync_latency = 0;

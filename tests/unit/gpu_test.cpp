@@ -14,10 +14,12 @@ EngineParams round_engine(int max_concurrent = 32) { return {1000, 100'000'000'0
 
 GpuParams round_gpu(int queues = 8) {
   GpuParams p;
+  p.per_node = 1;
   p.multiprocessors = 1;
   p.threads_per_multiprocessor = 1000;
   p.memory_bandwidth = 100'000'000'000;
   p.memory_latency = kMicrosecond;
+  p.sector = 32;
   p.max_concurrent_kernels = 32;
   p.hardware_queues = queues;
   p.launch_latency = 2 * kMicrosecond;

@@ -19,6 +19,7 @@ gpu::GpuParams round_gpu() {
   p.threads_per_multiprocessor = 1000;
   p.memory_bandwidth = 1'000'000'000'000;
   p.memory_latency = kMicrosecond;
+  p.sector = 32;
   p.max_concurrent_kernels = 32;
   p.hardware_queues = 8;
   p.launch_cpu = p.launch_latency = p.copy_cpu = p.copy_latency = kMicrosecond;
