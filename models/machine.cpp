@@ -99,10 +99,22 @@ constexpr ParamSpec kRouterSpecs[] = {
      "switch allocation: packets one input port (all its virtual channels) may send through the crossbar at once; "
      "1 = an input-queued router's single crossbar input per port; 0 = no limit, each virtual channel its own",
      "preset"},
+    {"switch_allocation", ParamKind::choice, "window", "", "", "",
+     "switch allocation with input_speedup > 0: window: a packet takes its crossbar input only for its time on the "
+     "output link (another virtual channel of the port may pass while it waits for that link); input_first: a "
+     "separable input-first allocator of one iteration (BookSim's separable_input_first, alloc_iters=1): an input "
+     "port picks one of its virtual channels' requests and keeps that pick until the output grants it, so a packet "
+     "holds its crossbar input from its request (at the front of its buffer, with credit) until its tail has passed",
+     "preset", "window|input_first"},
     {"head_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
      "credit flow control: a packet that reaches the front of its input buffer behind another is routed and "
      "allocated a virtual channel only then: it leaves no earlier than this after the previous packet's tail (0: "
      "the router prepares the next head while the previous packet leaves)",
+     "preset"},
+    {"vc_allocation_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+     "credit flow control: an output virtual channel is held by one packet at a time, from its allocation to its "
+     "tail's departure, and allocated to the next packet only then: that packet leaves no earlier than this after "
+     "the tail (BookSim's vc_alloc_delay; 0: not modelled, a channel passes packets back to back)",
      "preset"},
     {"pipeline_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms",
      "the part of each network link's link_latency spent in the router the link enters (routing, virtual-channel "
@@ -198,7 +210,11 @@ RouterParams parse_router(const ParamReader& r) {
   p.dateline_channel = r.choice<Dateline>(
       "dateline_channel", {{"after_crossing", Dateline::after_crossing}, {"whole_ring", Dateline::whole_ring}});
   p.input_speedup = static_cast<int>(r.integer("input_speedup"));
+  using Allocation = RouterParams::SwitchAllocation;
+  p.switch_allocation = r.choice<Allocation>(
+      "switch_allocation", {{"window", Allocation::window}, {"input_first", Allocation::input_first}});
   p.head_delay = r.time("head_delay");
+  p.vc_allocation_delay = r.time("vc_allocation_delay");
   p.pipeline_latency = r.time("pipeline_latency");
   p.credit_delay = r.time("credit_delay");
   return p;

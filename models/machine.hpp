@@ -55,7 +55,12 @@ struct RouterParams {
   Time pipeline_latency = 0;  // the part of a hop's link latency spent in the router it enters
   Time credit_delay = 0;      // a credit's processing, on top of the wire it returns by
   int input_speedup = 0;      // packets one input port switches at a time (0: one per virtual channel)
-  Time head_delay = 0;        // a packet behind another in its input buffer: routing and VC allocation after its tail
+  // window: a packet holds its crossbar input for its time on the output link; input_first: from
+  // its request for the switch until its tail has passed (a separable input-first allocator).
+  enum class SwitchAllocation : std::uint8_t { window, input_first };
+  SwitchAllocation switch_allocation = SwitchAllocation::window;
+  Time vc_allocation_delay = 0;  // an output channel's next packet, after the previous one's tail (0: not modelled)
+  Time head_delay = 0;  // a packet behind another in its input buffer: routing and VC allocation after its tail
 };
 
 struct Machine {

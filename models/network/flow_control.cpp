@@ -23,7 +23,9 @@ CreditModel::CreditModel(Kernel& kernel, const Machine& machine, Bytes train_byt
   dateline_ = ring_dims_ != 0 && machine.router.deadlock_avoidance == Avoidance::dateline;
   whole_ring_ = dateline_ && !adaptive_ && machine.router.dateline_channel == RouterParams::DatelineChannel::whole_ring;
   input_speedup_ = static_cast<std::uint32_t>(machine.router.input_speedup);
+  input_first_ = machine.router.switch_allocation == RouterParams::SwitchAllocation::input_first;
   head_delay_ = machine.router.head_delay;
+  vc_allocation_delay_ = machine.router.vc_allocation_delay;
   if (input_speedup_ > 0)
     inputs_ = std::vector<LinkTimeline>(static_cast<std::size_t>(topology_.link_count()) * input_speedup_);
   bubble_ =
@@ -110,6 +112,11 @@ void CreditModel::check_router(const Machine& machine) const {
               (dateline_ ? "dateline deadlock avoidance" : "one escape channel") +
               (adaptive_ ? " and minimal adaptive routing's " + std::to_string(adaptive_vcs_) : "") + " need " +
               std::to_string(vcs_));
+  if (input_first_ && input_speedup_ == 0)
+    (where / "switch_allocation")
+        .fail(
+            "input_first allocates crossbar inputs, and this router has none: set router.input_speedup (1 for "
+            "an input-queued router's one per port)");
   const Bytes packet = machine.packet.payload + machine.packet.header;
   for (Bytes buffer : {machine.router.buffer_per_vc, machine.router.injection_buffer})
     if (buffer > 0 && buffer < packet)
@@ -386,7 +393,12 @@ Time CreditModel::may_start(UnitId id, const Unit& u, const Option& out, Time ea
   const UnitId first = enters_ring(u, out) ? next.entering_head : next.waiters_head;
   if (first != kNone && first != id) return kUnknown;
   const Time credit = credit_time(next, capacity(out.link), room_needed(u, out));
-  return credit == kUnknown ? kUnknown : std::max(earliest, credit);
+  if (credit == kUnknown) return kUnknown;
+  // A router's output channel is allocated to the unit once the one before it has left (the
+  // NIC's injection FIFO is not a router's output).
+  const bool network = (link_class_[static_cast<std::size_t>(out.link)] & kDimMask) != 0;
+  const Time allocated = vc_allocation_delay_ > 0 && network ? next.filled_until + vc_allocation_delay_ : 0;
+  return std::max({earliest, credit, allocated});
 }
 
 Bytes CreditModel::room_needed(const Unit& u, const Option& out) const {
@@ -440,13 +452,17 @@ void CreditModel::book(UnitId id, const Option& out, Time start, Woken woken) {
   const Time duration = serialisation(tag, shape);
   Time from = std::max(start, tail - duration);
   if (input_speedup_ > 0 && u.link >= 0) {
-    const Time passes = through_crossbar(u, timeline, from, duration);
+    const Time passes = through_crossbar(u, timeline, start, from, duration);
     if (passes != from) start = from = passes;
   }
   Time head_passes = start;
   const Time end = timeline.reserve(head_passes, from, duration);
   observe_booking(out.link, end, duration);
-  if (!is_ejection(out.link)) buffer(out.link, out.vc).committed += footprint(u, out.link, out.vc);
+  if (!is_ejection(out.link)) {
+    Buffer& next = buffer(out.link, out.vc);
+    next.committed += footprint(u, out.link, out.vc);
+    next.filled_until = end;
+  }
   // With one way out, the unit woken waited for the buffer this one has just filled: a retry
   // that would find too little credit there would only queue it again where it is, so it is
   // skipped (room made later, by a unit leaving that buffer, retries it then: its record is
@@ -488,18 +504,22 @@ void CreditModel::book(UnitId id, const Option& out, Time start, Woken woken) {
 // window on the output link (gaps filled) is planned from `from` on; while the crossbar input
 // is busy within it, the plan starts again where the input is next free for as long. Books the
 // input for the window found; returns where the unit's booking on `out` may start (`from`, or
-// later).
-Time CreditModel::through_crossbar(const Unit& u, const LinkTimeline& out, Time from, Time duration) {
+// later). With input-first allocation the input is held from the unit's request (`request`:
+// at the front of its buffer with credit) on, not only for its window: an input port that has
+// picked a channel's request keeps it while the output serves others, its other channels idle.
+Time CreditModel::through_crossbar(const Unit& u, const LinkTimeline& out, Time request, Time from, Time duration) {
   LinkTimeline& input = inputs_[static_cast<std::size_t>(u.link) * input_speedup_ + u.vc % input_speedup_];
   input.forget_before(kernel_.now());
   for (;;) {
     const LinkTimeline::Plan plan = out.plan(from, duration);
-    const Time free = input.first_window(plan.first, plan.end - plan.first);
-    if (free == plan.first) {
-      input.book(plan);
+    const Time held = input_first_ ? std::min(request, plan.first) : plan.first;
+    const Time free = input.first_window(held, plan.end - held);
+    if (free == held) {
+      input.book({held, plan.end});
       return from;
     }
-    from = free;
+    from = std::max(from, free);
+    request = free;  // the input picks this request once it is free
   }
 }
 

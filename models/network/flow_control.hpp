@@ -27,8 +27,11 @@
 //    max(start, tail arrival - serialisation) on, filling gaps) and frees its input buffer at
 //    the end of that booking, when its tail has left.
 //  - The router (each off by default): one crossbar input per input port (`input_speedup`: a
-//    unit's window on its output link must find its input idle too), a unit behind another
-//    in its buffer routed only after that one's tail (`head_delay`), and BookSim's dateline
+//    unit's window on its output link must find its input idle too; with input-first switch
+//    allocation, the input is held from the unit's request until its tail has passed), a unit behind another
+//    in its buffer routed only after that one's tail (`head_delay`), an output channel (the next
+//    buffer, as its sender sees it) allocated to one unit at a time, the next one
+//    `vc_allocation_delay` after the previous one's tail, and BookSim's dateline
 //    classes, a ring's second channel for the whole run of a unit whose run wraps (`whole_ring`).
 // The NIC sends a message's units one after another, each when the previous one's tail has
 // left (the injection link's input is the router's injection buffer, so a full buffer holds the
@@ -129,6 +132,7 @@ class CreditModel final : public PacketModelBase {
     static constexpr std::size_t kCredits = 4;
     Time last_start = 0, last_end = 0;       // of the unit last scheduled out of it (FIFO order)
     Bytes committed = 0;                     // sent or promised into it, departure not scheduled yet
+    Time filled_until = 0;                   // the end of the last unit booked into it (its output channel's)
     std::array<Time, kCredits> credit_at{};  // credits on their way back, oldest first
     std::array<std::int32_t, kCredits> credit_bytes{};
     std::uint32_t fifo_head = kNone, fifo_tail = kNone;          // arrived units, in order
@@ -209,8 +213,9 @@ class CreditModel final : public PacketModelBase {
   void leave_input(Unit& u, Time head_passes, Time end);
   /// The earliest a unit at the front of `in` may leave, after the unit before it.
   Time behind(const Buffer& in) const;
-  /// The start of the unit's window on `out` that its crossbar input can pass (and books it there).
-  Time through_crossbar(const Unit& u, const LinkTimeline& out, Time from, Time duration);
+  /// The start of the unit's window on `out` that its crossbar input can pass (and books it there,
+  /// from `request` on with input-first allocation).
+  Time through_crossbar(const Unit& u, const LinkTimeline& out, Time request, Time from, Time duration);
   /// Whether the unit's run along the ring it enters by `link` crosses the ring's dateline.
   bool run_wraps(const Unit& u, LinkId link) const;
   /// The credit the unit needs in the buffer of `out` (with a bubble when it enters a ring).
@@ -254,9 +259,11 @@ class CreditModel final : public PacketModelBase {
   std::uint64_t ring_dims_ = 0;  // bit d + 1: dimension d has wrap-around links
   Bytes network_capacity_, injection_capacity_;
   bool dateline_ = false;
+  Time vc_allocation_delay_ = 0;     // a unit into a buffer starts this long after the previous one's tail (0: off)
   Time head_delay_ = 0;              // a unit behind another in its input buffer leaves this long after that one's tail
   bool whole_ring_ = false;          // a ring's dateline channel for a unit's whole run along it
   std::uint32_t input_speedup_ = 0;  // crossbar inputs per input port (0: one per channel, not modelled)
+  bool input_first_ = false;         // a unit holds its crossbar input from its request to its tail
   std::vector<LinkTimeline> inputs_;  // per link (its router end) and crossbar input: units switched from it
   std::vector<Buffer> buffers_;       // per link and virtual channel
   SlotPool<Message> messages_;
