@@ -337,6 +337,21 @@ TEST_CASE("compute actions run their flops at the flop rate", "[replay]") {
   CHECK(replay.replayer.calls().of(CallType::compute).simulated_total == kSecond);
 }
 
+TEST_CASE("a computation or sleep beyond the clock's range is an input error naming the record", "[replay]") {
+  ScriptTrace t(1, replay::Format::time_independent);
+  t.add(0, CallType::compute).call.flops = 1e9;
+  SECTION("flops") { t.add(0, CallType::compute).call.flops = 1e300; }
+  SECTION("seconds") { t.add(0, CallType::sleep).call.seconds = 1e10; }
+  for (auto& c : t.calls[0]) c.call.function = "action";
+  replay::ReplaySettings s;
+  s.flop_time = 500;
+  LayerJob job(crossbar(1), {{"layer", "raw"}});
+  replay::Replayer replayer(t, s, *job.layer);
+  replayer.start();
+  CHECK_THROWS_WITH(job.kernel.run(), Catch::Contains("rank0") && Catch::Contains("record 1") &&
+                                          Catch::Contains("beyond the longest time the simulation's clock holds"));
+}
+
 TEST_CASE("an unsupported call takes its recorded duration and is counted", "[replay]") {
   ScriptTrace t(1);
   timed(t.add(0, CallType::other).call, 0, 5 * kMicrosecond);

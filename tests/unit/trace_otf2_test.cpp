@@ -3,7 +3,11 @@
 // times, peers, tags, sizes, requests, communicator and root; the reader's calls must match.
 #include <catch2/catch.hpp>
 
+#include <otf2/otf2.h>
+#include <unistd.h>
+
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -252,6 +256,98 @@ TEST_CASE("a cursor can be opened again, and twice at once", "[trace][otf2]") {
 TEST_CASE("a missing OTF2 anchor file is an input error", "[trace][otf2]") {
   const auto e = test::input_error_of([] { open_trace(kData + "missing.otf2", Format::automatic, Where("test")); });
   CHECK(e.file() == kData + "missing.otf2");
+}
+
+namespace {
+
+// A 2-rank OTF2 archive written with the library, with the values of its one message chosen
+// by the test: rank 0 calls MPI_Send (to `receiver`, with `tag`, of `length` bytes), rank 1
+// MPI_Recv; ticks are nanoseconds and rank 0 leaves its send at `leave`.
+struct Otf2Message {
+  std::uint32_t receiver = 1, tag = 0;
+  std::uint64_t length = 8;
+  OTF2_TimeStamp leave = 2;
+};
+
+OTF2_FlushType flush_always(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+
+void write_otf2_definitions(OTF2_Archive* archive) {
+  OTF2_GlobalDefWriter* d = OTF2_Archive_GetGlobalDefWriter(archive);
+  OTF2_GlobalDefWriter_WriteClockProperties(d, 1000000000, 0, 10, OTF2_UNDEFINED_TIMESTAMP);
+  const char* names[] = {"", "MPI_Send", "MPI_Recv", "MPI_COMM_WORLD", "node", "rank"};
+  for (std::uint32_t i = 0; i < 6; ++i) OTF2_GlobalDefWriter_WriteString(d, i, names[i]);
+  for (std::uint32_t i = 0; i < 2; ++i)
+    OTF2_GlobalDefWriter_WriteRegion(d, i, i + 1, i + 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 0, 4, 4, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  const std::uint64_t members[] = {0, 1};
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    OTF2_GlobalDefWriter_WriteLocationGroup(d, r, 5, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(d, r, 5, OTF2_LOCATION_TYPE_CPU_THREAD, 3, r);
+  }
+  OTF2_GlobalDefWriter_WriteGroup(d, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2,
+                                  members);
+  OTF2_GlobalDefWriter_WriteGroup(d, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2,
+                                  members);
+  OTF2_GlobalDefWriter_WriteComm(d, 0, 3, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+}
+
+struct Otf2Scratch {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("torsim-otf2-" + std::to_string(::getpid()));
+  std::string anchor = (dir / "t.otf2").string();
+  explicit Otf2Scratch(const Otf2Message& m) {
+    std::filesystem::remove_all(dir);
+    OTF2_Archive* archive = OTF2_Archive_Open(dir.c_str(), "t", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                                              OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    const OTF2_FlushCallbacks flush = {flush_always, nullptr};
+    OTF2_Archive_SetFlushCallbacks(archive, &flush, nullptr);
+    OTF2_Archive_SetSerialCollectiveCallbacks(archive);
+    OTF2_Archive_OpenEvtFiles(archive);
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, 0);
+    OTF2_EvtWriter_Enter(w, nullptr, 1, 0);
+    OTF2_EvtWriter_MpiSend(w, nullptr, 1, m.receiver, 0, m.tag, m.length);
+    OTF2_EvtWriter_Leave(w, nullptr, m.leave, 0);
+    OTF2_Archive_CloseEvtWriter(archive, w);
+    w = OTF2_Archive_GetEvtWriter(archive, 1);
+    OTF2_EvtWriter_Enter(w, nullptr, 1, 1);
+    OTF2_EvtWriter_MpiRecv(w, nullptr, 2, 0, 0, m.tag, m.length);
+    OTF2_EvtWriter_Leave(w, nullptr, 3, 1);
+    OTF2_Archive_CloseEvtWriter(archive, w);
+    OTF2_Archive_CloseEvtFiles(archive);
+    write_otf2_definitions(archive);
+    OTF2_Archive_Close(archive);
+  }
+  ~Otf2Scratch() { std::filesystem::remove_all(dir); }
+};
+
+// The first call of rank 0.
+Call send_of(const Otf2Message& m) {
+  const Otf2Scratch scratch(m);
+  const auto trace = open_trace(scratch.anchor, Format::otf2, Where("test"));
+  Call call;
+  const bool read = trace->cursor(0)->next(call);  // outside REQUIRE: the errors must pass through
+  REQUIRE(read);
+  return call;
+}
+
+std::string error_of(const Otf2Message& m) {
+  return test::input_error_of([&] { send_of(m); }).message();
+}
+
+}  // namespace
+
+TEST_CASE("OTF2's unsigned fields past the replay's signed ones are input errors", "[trace][otf2]") {
+  const Call fine = send_of({});
+  CHECK(fine.type == CallType::send);
+  CHECK(fine.peer == 1);
+  CHECK(fine.bytes == 8);
+  CHECK(fine.end - fine.start == 1000);  // a tick is a nanosecond
+  CHECK_THAT(error_of({.length = std::uint64_t{1} << 63}),
+             Catch::Contains("a message size of 9223372036854775808 bytes is past 2^63 - 1"));
+  CHECK_THAT(error_of({.tag = std::uint32_t{1} << 31}), Catch::Contains("tag 2147483648 is beyond"));
+  CHECK_THAT(error_of({.receiver = 5}), Catch::Contains("destination 5 is out of range"));
+  CHECK_THAT(error_of({.leave = OTF2_UNDEFINED_TIMESTAMP - 1}), Catch::Contains("more than 2^63 ps"));
 }
 
 TEST_CASE("the readers' benchmark reads every record of the traces it writes", "[trace][bench]") {

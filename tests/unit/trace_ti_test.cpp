@@ -223,6 +223,25 @@ TEST_CASE("malformed time-independent traces name the file and the line", "[trac
     CHECK(e.file() == (t.dir / "b.txt").string());
     CHECK_THAT(e.message(), Catch::Contains("the line is for rank 0, but this file holds the actions of rank 1"));
   }
+  SECTION("a negative count, a rank past 2^31, a negative computation") {
+    CHECK_THAT(error_reading(ScratchTrace("0 bcast -8\n").path).message(),
+               Catch::Contains("must be a count (0 or more), got '-8'"));
+    CHECK_THAT(error_reading(ScratchTrace("0 send 4294967297 0 8\n").path).message(),
+               Catch::Contains("expected destination as argument 1 of 'send', got '4294967297'"));
+    CHECK_THAT(error_reading(ScratchTrace("0 compute -1e9\n").path).message(),
+               Catch::Contains("must be a number (0 or more), got '-1e9'"));
+  }
+  SECTION("v-variant counts that add up past 2^63 bytes") {
+    // 40 ranks, each receiving 9e15 elements of 32 bytes (datatype 27: MPI_C_LONG_DOUBLE_COMPLEX).
+    std::string text;
+    for (int r = 0; r < 40; ++r) text += std::to_string(r) + " init\n";
+    text += "0 gatherv 1";
+    for (int r = 0; r < 40; ++r) text += " 9e15";
+    text += " 0 27 27\n";
+    const auto e = error_reading(ScratchTrace(text).path);
+    CHECK(e.path() == "line 41");
+    CHECK_THAT(e.message(), Catch::Contains("the counts of 'gatherv' add up to more than 2^63 bytes"));
+  }
   SECTION("a missing trace") {
     const auto e = test::input_error_of([] { open("/nonexistent/trace.txt"); });
     CHECK_THAT(e.message(), Catch::Contains("does it exist?"));

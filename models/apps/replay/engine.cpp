@@ -92,10 +92,21 @@ Time Replayer::clock_shift(Rank r) const {
   return settings_.clock_offset[static_cast<std::size_t>(r)] - settings_.clock_origin;
 }
 
+// A compute action's or a sleep's length, rounded to picoseconds. One beyond the clock's range
+// (2^63 ps, 106 days: a trace's flops or seconds can be any number) is an input error naming
+// the record.
+Time Replayer::picoseconds(double ps, Rank r, const Call& call) const {
+  constexpr double kLongest = 9.2e18;  // just below 2^63
+  if (!(ps >= 0 && ps < kLongest))
+    trace_.locate(r, call).fail(std::string(call.function) + " lasts " + std::to_string(ps / 1e12) +
+                                " s, beyond the longest time the simulation's clock holds (9.2e6 s)");
+  return static_cast<Time>(std::llround(ps));
+}
+
 // The computation before a call: the recorded gap since the previous call ended (since the
 // common origin for the first), or a compute action's flops.
 Time Replayer::computation(Rank r, const Call& call, Time previous_end, bool first) const {
-  if (call.type == CallType::compute) return scaled(static_cast<Time>(std::llround(call.flops * settings_.flop_time)));
+  if (call.type == CallType::compute) return scaled(picoseconds(call.flops * settings_.flop_time, r, call));
   if (call.start == kNoTime || (!first && previous_end == kNoTime)) return 0;
   return scaled(std::max<Time>(first ? call.start + clock_shift(r) : call.start - previous_end, 0));
 }
@@ -175,7 +186,7 @@ Task<> Replayer::run_call(Comm c, RankState& s, const Call& call) {
       requests_.erase({c.rank(), call.request});
       co_return;
     case CallType::sleep:
-      co_return co_await c.kernel().sleep(static_cast<Time>(std::llround(call.seconds * 1e12)));
+      co_return co_await c.kernel().sleep(picoseconds(call.seconds * 1e12, c.rank(), call));
     default:
       break;
   }
@@ -499,7 +510,7 @@ Task<> Replayer::collective(Comm c, RankState& s, const Call& call, Membership& 
     }
   }
   // A time-independent collective's reduction work, in flops.
-  if (call.flops > 0) co_await c.compute(scaled(static_cast<Time>(std::llround(call.flops * settings_.flop_time))));
+  if (call.flops > 0) co_await c.compute(scaled(picoseconds(call.flops * settings_.flop_time, c.rank(), call)));
 }
 
 // ---- Communicators and groups

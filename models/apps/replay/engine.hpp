@@ -82,6 +82,7 @@ class Replayer {
   Time computation(Rank r, const Call& call, Time previous_end, bool first) const;
   Time clock_shift(Rank r) const;
   Time scaled(Time t) const;
+  Time picoseconds(double ps, Rank r, const Call& call) const;
 
   // Point to point
   Task<> send(Comm c, RankState& s, const Call& call, Membership& m, bool wait);

@@ -116,9 +116,15 @@ class Otf2Trace : public Trace {
   OTF2_EvtReader* acquire(std::int32_t r, Slot*& slot) const;
   void release(std::int32_t r, Slot* slot, OTF2_EvtReader* reader) const;
 
+  /// A timestamp in picoseconds from the clock's offset; one the simulation's clock cannot
+  /// hold (2^63 ps either way: 106 days) is corrupt.
   Time time(OTF2_TimeStamp t) const {
-    return static_cast<Time>(static_cast<Int128>(static_cast<std::int64_t>(t - defs_.offset)) * kSecond /
-                             static_cast<Int128>(defs_.resolution));
+    const Int128 ps =
+        (static_cast<Int128>(t) - static_cast<Int128>(defs_.offset)) * kSecond / static_cast<Int128>(defs_.resolution);
+    if (ps > INT64_MAX || ps < -INT64_MAX)
+      fail("timestamp " + std::to_string(t) + " lies more than 2^63 ps (106 days) from the clock's offset " +
+           std::to_string(defs_.offset));
+    return static_cast<Time>(ps);
   }
   /// The call an MPI region stands for (nullptr: not an MPI call).
   const std::pair<CallType, std::string_view>* region(OTF2_RegionRef ref) const {
@@ -195,6 +201,9 @@ void Otf2Trace::define_ranks(const Where&) {
       break;
     }
   if (rank_locations_.empty()) fail("the OTF2 trace defines no MPI locations (it is not a trace of an MPI program)");
+  if (rank_locations_.size() > static_cast<std::size_t>(kMaxRanks))
+    fail("the MPI locations group lists " + std::to_string(rank_locations_.size()) + " ranks, more than the " +
+         std::to_string(kMaxRanks) + " a trace may have");
   namespace fs = std::filesystem;
   const fs::path archive = fs::path(path_).parent_path() / fs::path(path_).stem();
   for (OTF2_LocationRef location : rank_locations_) {
@@ -305,10 +314,10 @@ void Otf2Trace::release(std::int32_t r, Slot* slot, OTF2_EvtReader* reader) cons
 // and size when it completes (inside a wait or test). The cursor reads the completion from a
 // second reader running ahead on the same events.
 struct Completion {
-  std::int32_t sender;
-  std::int32_t comm;
-  std::int32_t tag;
-  Bytes bytes;
+  uint32_t sender;
+  OTF2_CommRef comm;
+  uint32_t tag;
+  uint64_t length;
   bool cancelled;
 };
 
@@ -324,7 +333,7 @@ class Otf2Cursor : public RankCursor {
   void send(uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length, const std::uint64_t* request);
   void receive(uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length);
   void irecv_request(uint64_t request);
-  void completed(uint64_t request, bool done, std::int32_t sender, std::int32_t tag);
+  void completed(uint64_t request, bool done, uint32_t sender = OTF2_UNDEFINED_UINT32, uint32_t tag = 0);
   void collective_end(OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received);
   void comm_created(OTF2_CommRef comm);
   void ahead_completion(uint64_t request, const Completion& c) { ahead_found_.push_back({request, c}); }
@@ -333,6 +342,9 @@ class Otf2Cursor : public RankCursor {
  private:
   std::int32_t comm_id(OTF2_CommRef ref) const;
   std::int32_t rank_in(std::int32_t comm, uint32_t rank, const char* what) const;
+  std::int32_t tag_of(uint32_t tag) const;
+  Bytes bytes_of(uint64_t length, const char* what) const;
+  std::int64_t request_of(uint64_t request) const;
   const Completion* completion_of(uint64_t request);
   [[noreturn]] void fail(const std::string& message) const;
 
@@ -378,7 +390,7 @@ OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, 
 }
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, OTF2_AttributeList*,
                                     uint64_t request) {
-  cursor_of(c).completed(request, true, kNone, kNone);
+  cursor_of(c).completed(request, true);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, OTF2_AttributeList*,
@@ -393,16 +405,16 @@ OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, O
 }
 OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, OTF2_AttributeList*, uint32_t sender,
                            OTF2_CommRef, uint32_t tag, uint64_t, uint64_t request) {
-  cursor_of(c).completed(request, true, static_cast<std::int32_t>(sender), static_cast<std::int32_t>(tag));
+  cursor_of(c).completed(request, true, sender, tag);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_test(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, OTF2_AttributeList*, uint64_t request) {
-  cursor_of(c).completed(request, false, kNone, kNone);
+  cursor_of(c).completed(request, false);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, OTF2_AttributeList*,
                                uint64_t request) {
-  cursor_of(c).completed(request, true, kNone, kNone);
+  cursor_of(c).completed(request, true);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, OTF2_AttributeList*,
@@ -420,13 +432,12 @@ OTF2_CallbackCode on_comm_create(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, voi
 // The reader running ahead sees only completions of receives.
 OTF2_CallbackCode ahead_irecv(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, OTF2_AttributeList*, uint32_t sender,
                               OTF2_CommRef comm, uint32_t tag, uint64_t length, uint64_t request) {
-  cursor_of(c).ahead_completion(request, {static_cast<std::int32_t>(sender), static_cast<std::int32_t>(comm),
-                                          static_cast<std::int32_t>(tag), static_cast<Bytes>(length), false});
+  cursor_of(c).ahead_completion(request, {sender, comm, tag, length, false});
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode ahead_cancelled(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* c, OTF2_AttributeList*,
                                   uint64_t request) {
-  cursor_of(c).ahead_completion(request, {kNone, kNone, kNone, 0, true});
+  cursor_of(c).ahead_completion(request, {OTF2_UNDEFINED_UINT32, OTF2_UNDEFINED_COMM, 0, 0, true});
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -531,7 +542,30 @@ std::int32_t Otf2Cursor::rank_in(std::int32_t comm, uint32_t rank, const char* w
   if (size > 0 && rank >= static_cast<uint32_t>(size))
     fail(std::string(what) + " " + std::to_string(rank) + " is out of range: the communicator has " +
          std::to_string(trace_.comm_size(comm)) + " ranks");
+  // A communicator whose ranks are not recorded has no more than the world's.
+  if (rank >= static_cast<uint32_t>(trace_.ranks()))
+    fail(std::string(what) + " " + std::to_string(rank) + " is out of range: the trace has " +
+         std::to_string(trace_.ranks()) + " ranks");
   return static_cast<std::int32_t>(rank);
+}
+
+// OTF2's fields are unsigned; the replay's signed, with negative values reserved (kAnyTag,
+// kNone): a value past the signed range is corrupt input, not a large number.
+std::int32_t Otf2Cursor::tag_of(uint32_t tag) const {
+  if (tag > static_cast<uint32_t>(INT32_MAX))
+    fail("tag " + std::to_string(tag) + " is beyond the largest an MPI tag can be (2^31 - 1)");
+  return static_cast<std::int32_t>(tag);
+}
+
+Bytes Otf2Cursor::bytes_of(uint64_t length, const char* what) const {
+  if (length > static_cast<uint64_t>(INT64_MAX))
+    fail(std::string("a ") + what + " size of " + std::to_string(length) + " bytes is past 2^63 - 1");
+  return static_cast<Bytes>(length);
+}
+
+std::int64_t Otf2Cursor::request_of(uint64_t request) const {
+  if (request > static_cast<uint64_t>(INT64_MAX)) fail("request id " + std::to_string(request) + " is past 2^63 - 1");
+  return static_cast<std::int64_t>(request);
 }
 
 void Otf2Cursor::send(uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length,
@@ -539,17 +573,17 @@ void Otf2Cursor::send(uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64
   if (!in_call_) return;
   out_->comm = comm_id(comm);
   out_->peer = rank_in(out_->comm, receiver, "destination");
-  out_->tag = static_cast<std::int32_t>(tag);
-  out_->bytes = static_cast<Bytes>(length);
-  if (request) out_->request = static_cast<std::int64_t>(*request);
+  out_->tag = tag_of(tag);
+  out_->bytes = bytes_of(length, "message");
+  if (request) out_->request = request_of(*request);
 }
 
 void Otf2Cursor::receive(uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
   if (!in_call_) return;
   out_->comm = comm_id(comm);
   out_->peer = rank_in(out_->comm, sender, "source");
-  out_->tag = static_cast<std::int32_t>(tag);
-  out_->bytes = static_cast<Bytes>(length);
+  out_->tag = tag_of(tag);
+  out_->bytes = bytes_of(length, "message");
   out_->matched_source = out_->peer;
   out_->matched_tag = out_->tag;
 }
@@ -579,23 +613,23 @@ const Completion* Otf2Cursor::completion_of(uint64_t request) {
 // Inside MPI_Irecv: the receive's source, tag and size come from its completion, later.
 void Otf2Cursor::irecv_request(uint64_t request) {
   if (!in_call_) return;
-  out_->request = static_cast<std::int64_t>(request);
+  out_->request = request_of(request);
   const Completion* c = completion_of(request);
   if (!c || c->cancelled) return;  // never completed: the trace says nothing of it
-  out_->comm = comm_id(static_cast<OTF2_CommRef>(c->comm));
-  out_->peer = rank_in(out_->comm, static_cast<uint32_t>(c->sender), "source");
-  out_->tag = c->tag;
-  out_->bytes = c->bytes;
+  out_->comm = comm_id(c->comm);
+  out_->peer = rank_in(out_->comm, c->sender, "source");
+  out_->tag = tag_of(c->tag);
+  out_->bytes = bytes_of(c->length, "message");
 }
 
-void Otf2Cursor::completed(uint64_t request, bool done, std::int32_t sender, std::int32_t tag) {
+void Otf2Cursor::completed(uint64_t request, bool done, uint32_t sender, uint32_t tag) {
   if (!in_call_) return;
   if (done) completed_.push_back(static_cast<std::int32_t>(requests_.size()));
-  requests_.push_back(static_cast<std::int64_t>(request));
+  requests_.push_back(request_of(request));
   out_->flag = out_->flag || done;
-  if (sender != kNone) {
-    out_->matched_source = sender;
-    out_->matched_tag = tag;
+  if (sender != OTF2_UNDEFINED_UINT32) {
+    out_->matched_source = rank_in(kCommWorld, sender, "matched source");
+    out_->matched_tag = tag_of(tag);
   }
 }
 
@@ -607,7 +641,7 @@ void Otf2Cursor::collective_end(OTF2_CommRef comm, uint32_t root, uint64_t sent,
   out_->comm = comm_id(comm);
   out_->root = rank_in(out_->comm, root, "root");
   const auto n = static_cast<Bytes>(std::max(trace_.comm_size(out_->comm), 1));
-  const auto s = static_cast<Bytes>(sent), r = static_cast<Bytes>(received);
+  const Bytes s = bytes_of(sent, "collective's sent"), r = bytes_of(received, "collective's received");
   switch (out_->type) {
     case CallType::alltoall:
     case CallType::allgather:

@@ -471,9 +471,13 @@ std::span<const std::int64_t> TiCursor::counts_arg(std::size_t first, std::vecto
   return into;
 }
 
+// Each count is below 2^53 and a datatype at most 32 bytes, but their sum over many ranks
+// can pass 2^63.
 Bytes TiCursor::total_bytes(std::span<const std::int64_t> counts, std::int32_t datatype) const {
   Bytes total = 0;
-  for (std::int64_t c : counts) total += bytes_of(c, datatype);
+  for (std::int64_t c : counts)
+    if (__builtin_add_overflow(total, bytes_of(c, datatype), &total))
+      fail("the counts of '" + std::string(tokens_[1]) + "' add up to more than 2^63 bytes");
   return total;
 }
 
