@@ -396,9 +396,9 @@ Time CreditModel::may_start(UnitId id, const Unit& u, const Option& out, Time ea
   if (credit == kUnknown) return kUnknown;
   // A router's output channel is allocated to the unit once the one before it has left (the
   // NIC's injection FIFO is not a router's output).
-  const bool network = (link_class_[static_cast<std::size_t>(out.link)] & kDimMask) != 0;
-  const Time allocated = vc_allocation_delay_ > 0 && network ? next.filled_until + vc_allocation_delay_ : 0;
-  return std::max({earliest, credit, allocated});
+  if (vc_allocation_delay_ > 0 && (link_class_[static_cast<std::size_t>(out.link)] & kDimMask))
+    return std::max({earliest, credit, next.filled_until + vc_allocation_delay_});
+  return std::max(earliest, credit);
 }
 
 Bytes CreditModel::room_needed(const Unit& u, const Option& out) const {
