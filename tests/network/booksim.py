@@ -13,6 +13,7 @@ from creation to the tail's arrival).
 
   tests/network/booksim.py build/torsim                         # print the table
   tests/network/booksim.py build/torsim --report docs/validation/network.md
+  tests/network/booksim.py build/torsim --check                 # reduced loads; exit 1 off target
 
 --report replaces the section between the BookSim markers of that file (appending it if absent)
 and writes network-booksim.png beside it; tests/network/classic.py keeps the section when it
@@ -253,13 +254,48 @@ def write_report(path, results, data, command, sensitivity_rows):
     Path(path).write_text(text)
 
 
+CHECK_LOADS = [0.02, 0.2, 0.3, 0.4, 0.5, 0.6]
+CHECK_MESSAGES = 1000
+
+
+def check(torsim, data, workdir):
+    """The reduced run CTest makes: per config, zero-load latency within 2 %, the latency at 0.2
+    flits/node/cycle (below both configs' knees) within the curve-shape target, and saturation
+    within the saturation target of BookSim's. Returns the failures."""
+    failures = []
+    for name, ref in data["configs"].items():
+        rows = run(torsim, scenario(ref["vc_buf_size"], CHECK_LOADS, CHECK_MESSAGES), workdir, f"check-{name}")
+        latency = {r["offered"]: r["latency"] for r in rows}
+        saturation = max(r["accepted"] for r in rows)
+        booksim_saturation = ref["saturation"]["random_ties"]
+        checks = [("zero-load latency", latency[0.02], ref["latency"]["0.02"], 0.02),
+                  ("latency at 0.2", latency[0.2], ref["latency"]["0.2"], TARGET_SHAPE),
+                  ("saturation", saturation, booksim_saturation, TARGET_SATURATION)]
+        for what, ours, theirs, tolerance in checks:
+            verdict = "ok" if abs(ours / theirs - 1) <= tolerance else "OFF TARGET"
+            print(f"{name} {what}: torsim {ours:.3f}, BookSim {theirs:.3f} ({off(ours, theirs)}, "
+                  f"target {100 * tolerance:.0f} %): {verdict}")
+            if verdict != "ok":
+                failures.append(f"{name} {what}")
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("torsim")
     ap.add_argument("--report", help="replace the BookSim section of this markdown file")
     ap.add_argument("--messages", type=int, default=1000, help="packets per node per load (default 1000)")
+    ap.add_argument("--check", action="store_true",
+                    help=f"reduced loads ({', '.join(map(str, CHECK_LOADS))}), {CHECK_MESSAGES} packets per node; "
+                    "exit 1 when a figure is off its target")
     args = ap.parse_args()
     data = json.loads(DATA.read_text())
+    if args.check:
+        with tempfile.TemporaryDirectory() as workdir:
+            failures = check(args.torsim, data, workdir)
+        if failures:
+            print("off target: " + ", ".join(failures), file=sys.stderr)
+        return 1 if failures else 0
     results = []
     with tempfile.TemporaryDirectory() as workdir:
         for name, ref in data["configs"].items():
