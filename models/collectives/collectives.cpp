@@ -56,6 +56,8 @@ Selection parse_selection(const ParamReader& r, int ranks) {
       "reduce", {{"binomial", ReduceAlgorithm::binomial}, {"knomial", ReduceAlgorithm::knomial}});
   s.degree = static_cast<int>(r.integer("degree"));
   if (s.degree == 1) r.where("degree").fail("a k-nomial tree needs a degree of at least 2 (0: the layer's choice)");
+  if (r.has("degree") && s.reduce != ReduceAlgorithm::knomial)
+    r.where("degree").fail("degree is read only with reduce knomial (the binomial tree has none)");
   s.allreduce =
       r.choice<AllreduceAlgorithm>("allreduce", {{"auto", AllreduceAlgorithm::automatic},
                                                  {"recursive_doubling", AllreduceAlgorithm::recursive_doubling},

@@ -246,6 +246,9 @@ CASES = {
     "peer-with-all-pairs": case("a ping-pong peer given with pairs all (each rank's peer is then fixed)",
                                 path="/workload/peer", expect="peer is read only with pairs one",
                                 scenario=scenario(workload={"name": "pingpong", "pairs": "all", "peer": 3})),
+    "degree-without-knomial": case("a k-nomial degree given with the binomial reduce", path="/runtime/collectives/degree",
+                                   expect="degree is read only with reduce knomial",
+                                   scenario=scenario(runtime={"layer": "mpi", "collectives": {"degree": 4}})),
     # --- machines and placements
     "unknown-preset": case("an unknown machine preset", path="/machine",
                            expect="unknown machine preset 'hoper' (did you mean 'hopper'?); valid values are: ", scenario=scenario(machine="hoper")),
