@@ -119,6 +119,16 @@ TEST_CASE("an index lists one file per rank; requests are matched by source, des
   CHECK(calls[5].request == calls[4].request);
 }
 
+TEST_CASE("SMPI's MPI_ANY_TAG on a receive and its wait is a receive for any tag", "[trace][ti]") {
+  const ScratchTrace t("0 isend 1 7 100\n0 wait 0 1 7\n1 irecv 0 -444 100\n1 wait 0 1 -444\n");
+  const auto trace = open_trace(t.path, Format::time_independent, Where("test"));
+  const auto calls = calls_of(*trace, 1);
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0].tag == kAnyTag);
+  CHECK(calls[1].tag == kAnyTag);
+  CHECK(calls[1].request == calls[0].request);
+}
+
 TEST_CASE("a test leaves its request for the wait; waitall completes every pending request", "[trace][ti]") {
   const auto with_isend = calls_of(*open(kActions + "actions_with_isend.txt"), 2);
   REQUIRE(with_isend.size() == 10);
@@ -188,6 +198,12 @@ TEST_CASE("malformed time-independent traces name the file and the line", "[trac
     const auto e = error_reading(t.path);
     CHECK(e.path() == "line 3");
     CHECK_THAT(e.message(), Catch::Contains("destination 5 is out of range: the trace's ranks are 0 to 1"));
+  }
+  SECTION("a negative tag, which the replay would take for a wildcard") {
+    const ScratchTrace t("0 send 1 -2 100\n1 recv 0 -2 100\n");
+    const auto e = error_reading(t.path);
+    CHECK(e.path() == "line 1");
+    CHECK_THAT(e.message(), Catch::Contains("a negative tag (-2) as argument 2 of 'send': MPI tags are 0 or more"));
   }
   SECTION("an unknown datatype") {
     const ScratchTrace t("0 bcast 100 0 77\n");

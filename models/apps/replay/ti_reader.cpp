@@ -144,6 +144,7 @@ class TiCursor : public RankCursor {
   double number_arg(std::size_t i) const;
   std::int32_t int_arg(std::size_t i, const char* what) const;
   std::int32_t rank_arg(std::size_t i, const char* what) const;
+  std::int32_t tag_arg(std::size_t i, bool receive) const;
   std::int32_t datatype_arg(std::size_t i) const;
   std::int32_t optional_datatype(std::size_t i) const { return i < args() ? datatype_arg(i) : default_type_; }
   Bytes bytes_of(std::int64_t count, std::int32_t datatype) const;
@@ -445,6 +446,20 @@ std::int32_t TiCursor::int_arg(std::size_t i, const char* what) const {
   return static_cast<std::int32_t>(value);
 }
 
+// SMPI's MPI_ANY_TAG (SimGrid's include/smpi/smpi.h), as SimGrid records a receive for any tag.
+constexpr std::int32_t kSmpiAnyTag = -444;
+
+// A tag: 0 or more (MPI's tags), or SMPI's MPI_ANY_TAG on a receive and on the wait or test that
+// names it. Any other negative tag is an error: the replay's own wildcards are negative too.
+std::int32_t TiCursor::tag_arg(std::size_t i, bool receive) const {
+  const std::int32_t tag = int_arg(i, "a tag");
+  if (tag >= 0) return tag;
+  if (receive && tag == kSmpiAnyTag) return kAnyTag;
+  fail("a negative tag (" + std::to_string(tag) + ") as argument " + std::to_string(i + 1) + " of '" +
+       std::string(tokens_[1]) + "': MPI tags are 0 or more" +
+       (receive ? "; a receive for any tag is written with SMPI's MPI_ANY_TAG, -444" : ""));
+}
+
 std::int32_t TiCursor::rank_arg(std::size_t i, const char* what) const {
   const std::int32_t rank = int_arg(i, what);
   if (rank < 0 || rank >= trace_.ranks())
@@ -501,7 +516,7 @@ void TiCursor::parse_point_to_point(Call& call) {
   expect_args(3, 4);
   const bool receive = call.type == CallType::recv || call.type == CallType::irecv;
   call.peer = rank_arg(0, receive ? "source" : "destination");
-  call.tag = int_arg(1, "a tag");
+  call.tag = tag_arg(1, receive);
   call.count = count_arg(2, receive);
   call.datatype = optional_datatype(3);
   call.bytes = bytes_of(call.count, call.datatype);
@@ -515,7 +530,7 @@ void TiCursor::parse_point_to_point(Call& call) {
 // retires it; a test leaves it for a later wait, which then finds it complete).
 void TiCursor::parse_wait_test(Call& call) {
   expect_args(3, 3);
-  const std::int32_t src = rank_arg(0, "source"), dst = rank_arg(1, "destination"), tag = int_arg(2, "a tag");
+  const std::int32_t src = rank_arg(0, "source"), dst = rank_arg(1, "destination"), tag = tag_arg(2, true);
   call.peer = src == rank_ ? dst : src;
   call.tag = tag;
   for (auto it = pending_.begin(); it != pending_.end(); ++it)
