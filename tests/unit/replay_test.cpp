@@ -340,11 +340,16 @@ TEST_CASE("compute actions run their flops at the flop rate", "[replay]") {
 TEST_CASE("a computation or sleep beyond the clock's range is an input error naming the record", "[replay]") {
   ScriptTrace t(1, replay::Format::time_independent);
   t.add(0, CallType::compute).call.flops = 1e9;
-  SECTION("flops") { t.add(0, CallType::compute).call.flops = 1e300; }
-  SECTION("seconds") { t.add(0, CallType::sleep).call.seconds = 1e10; }
-  for (auto& c : t.calls[0]) c.call.function = "action";
   replay::ReplaySettings s;
   s.flop_time = 500;
+  SECTION("flops") { t.add(0, CallType::compute).call.flops = 1e300; }
+  SECTION("seconds") { t.add(0, CallType::sleep).call.seconds = 1e10; }
+  SECTION("a computation within the range, scaled beyond it (compute_scale)") {
+    t.add(0, CallType::compute).call.flops = 1e16;  // 5e18 ps, then 1,000 times that
+    s.compute = replay::ReplaySettings::Compute::scaled;
+    s.scale = 1000;
+  }
+  for (auto& c : t.calls[0]) c.call.function = "action";
   LayerJob job(crossbar(1), {{"layer", "raw"}});
   replay::Replayer replayer(t, s, *job.layer);
   replayer.start();

@@ -74,14 +74,16 @@ void Replayer::start() {
   for (Rank r = 0; r < trace_.ranks(); ++r) layer_.kernel().spawn(replay_rank(r));
 }
 
-Time Replayer::scaled(Time t) const {
+// A computation under the scenario's `compute` setting; scaled past the clock's range, an
+// input error naming the record (as picoseconds() says).
+Time Replayer::scaled(Time t, Rank r, const Call& call) const {
   switch (settings_.compute) {
     case ReplaySettings::Compute::recorded:
       return t;
     case ReplaySettings::Compute::none:
       return 0;
     case ReplaySettings::Compute::scaled:
-      return static_cast<Time>(std::llround(static_cast<double>(t) * settings_.scale));
+      return picoseconds(static_cast<double>(t) * settings_.scale, r, call);
   }
   return t;
 }
@@ -106,9 +108,9 @@ Time Replayer::picoseconds(double ps, Rank r, const Call& call) const {
 // The computation before a call: the recorded gap since the previous call ended (since the
 // common origin for the first), or a compute action's flops.
 Time Replayer::computation(Rank r, const Call& call, Time previous_end, bool first) const {
-  if (call.type == CallType::compute) return scaled(picoseconds(call.flops * settings_.flop_time, r, call));
+  if (call.type == CallType::compute) return scaled(picoseconds(call.flops * settings_.flop_time, r, call), r, call);
   if (call.start == kNoTime || (!first && previous_end == kNoTime)) return 0;
-  return scaled(std::max<Time>(first ? call.start + clock_shift(r) : call.start - previous_end, 0));
+  return scaled(std::max<Time>(first ? call.start + clock_shift(r) : call.start - previous_end, 0), r, call);
 }
 
 Task<> Replayer::replay_rank(Rank r) {
@@ -510,7 +512,8 @@ Task<> Replayer::collective(Comm c, RankState& s, const Call& call, Membership& 
     }
   }
   // A time-independent collective's reduction work, in flops.
-  if (call.flops > 0) co_await c.compute(scaled(picoseconds(call.flops * settings_.flop_time, c.rank(), call)));
+  if (call.flops > 0)
+    co_await c.compute(scaled(picoseconds(call.flops * settings_.flop_time, c.rank(), call), c.rank(), call));
 }
 
 // ---- Communicators and groups

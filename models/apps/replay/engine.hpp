@@ -81,7 +81,7 @@ class Replayer {
   void account(Rank r, const Call& call, Time began, Time ended);
   Time computation(Rank r, const Call& call, Time previous_end, bool first) const;
   Time clock_shift(Rank r) const;
-  Time scaled(Time t) const;
+  Time scaled(Time t, Rank r, const Call& call) const;
   Time picoseconds(double ps, Rank r, const Call& call) const;
 
   // Point to point
