@@ -296,7 +296,7 @@ std::string verdicts_text(const ClaimSpec& c, const std::vector<Verdict>& verdic
 // A claim whose robustness this run did not compute says how to compute it.
 std::string robustness_missing(const ClaimResult& r) {
   if (r.status == Status::not_yet_modelled) return "";
-  if (robustness_on_request(r) && r.recorded && !r.recorded->stale)
+  if (quotes_recorded_robustness(r))
     return "\nRobustness: " + r.recorded->column +
            " of the variants that move a result keep the status, as computed by a run naming the claim (`make "
            "validate-on-request`: " +

@@ -269,6 +269,10 @@ bool robustness_on_request(const ClaimResult& r) {
   return !r.robustness.computed && !r.quick && !r.claim->sensitivity.on_request.empty();
 }
 
+bool quotes_recorded_robustness(const ClaimResult& r) {
+  return robustness_on_request(r) && r.recorded && !r.recorded->stale;
+}
+
 std::string robust_label(const ClaimResult& r) {
   std::string label(status_name(r.status));
   const Robustness& robust = r.robustness;
@@ -278,7 +282,7 @@ std::string robust_label(const ClaimResult& r) {
     notes.push_back(flips.empty() ? "robust" : "fragile: " + names(flips, 4));
     for (const ModelStatus* m : robust.differing_models(r.status))
       notes.push_back(std::string(status_name(m->status)) + " on " + m->model);
-  } else if (robustness_on_request(r) && r.recorded && !r.recorded->stale) {
+  } else if (quotes_recorded_robustness(r)) {
     return r.recorded->label;  // the same runs decided it: its notes are this run's
   } else if (robustness_on_request(r)) {
     notes.push_back(r.recorded ? "robustness on request; the recorded one is stale" : "robustness on request");
@@ -292,7 +296,7 @@ std::string robust_label(const ClaimResult& r) {
 
 std::string robust_column(const ClaimResult& r) {
   const Robustness& robust = r.robustness;
-  if (!robust.computed && robustness_on_request(r) && r.recorded && !r.recorded->stale) return r.recorded->column;
+  if (quotes_recorded_robustness(r)) return r.recorded->column;
   if (!robust.computed) return robustness_on_request(r) ? "on request" : "-";
   return std::to_string(robust.kept_variants(r.status)) + " of " + std::to_string(robust.moving_variants());
 }

@@ -22,6 +22,10 @@ std::string robust_label(const ClaimResult& r);
 /// sensitivity.on_request).
 bool robustness_on_request(const ClaimResult& r);
 
+/// An on-request result that quotes the robustness a run naming its claim recorded, from the
+/// same runs (r.recorded, not stale).
+bool quotes_recorded_robustness(const ClaimResult& r);
+
 /// "k of n": of the n variants that move a result, the k that keep the status; "-" when not
 /// computed.
 std::string robust_column(const ClaimResult& r);
