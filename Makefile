@@ -48,11 +48,14 @@ validate: build
 	./$(BUILD_DIR)/torsim validate --quick --sensitivity --no-plots --only $(QUICK_ROBUSTNESS_CLAIMS) --report $(BUILD_DIR)/validation-quick --record-status validation/status.json
 
 # The claims whose full-scale robustness costs hours of CPU (validation/claims.json's
-# sensitivity.on_request), varied by a run that names them into docs/validation/on-request/;
-# `make validate` then quotes it for each claim whose curves that run reproduced value for value.
-ON_REQUEST_CLAIMS = $(shell python3 -c "import json; print(','.join(c['id'] for c in json.load(open('validation/claims.json'))['claims'] if c.get('sensitivity', {}).get('on_request')))")
+# sensitivity.on_request), each varied by a run that names it into docs/validation/on-request/<claim>/
+# (`make validate-on-request ON_REQUEST_CLAIMS=C2` recomputes one); `make validate` then quotes it
+# for each claim whose curves that run reproduced value for value.
+ON_REQUEST_CLAIMS ?= $(shell python3 -c "import json; print(' '.join(c['id'] for c in json.load(open('validation/claims.json'))['claims'] if c.get('sensitivity', {}).get('on_request')))")
 validate-on-request: build
-	./$(BUILD_DIR)/torsim validate --only $(ON_REQUEST_CLAIMS) --jobs $(JOBS) --report docs/validation/on-request --record-status validation/status.json
+	for claim in $(ON_REQUEST_CLAIMS); do \
+	  ./$(BUILD_DIR)/torsim validate --only $$claim --jobs $(JOBS) --report docs/validation/on-request/$$claim --record-status validation/status.json || exit $$?; \
+	done
 
 # Generated from the parameter tables: the scenario reference and the JSON Schemas (a test fails
 # when they are stale).

@@ -119,13 +119,16 @@ void write_report(OutputDir& out, const std::vector<ClaimResult>& results, const
 }
 
 // A run of the whole registry (no what-if) shows the robustness a run naming each on-request
-// claim recorded in the committed report's on-request/ directory, where the same runs decided it.
+// claim recorded in the committed report's on-request/<claim>/ directory, where the same runs
+// decided it.
 void adopt_on_request(std::vector<ClaimResult>& results, const Options& o) {
   if (o.quick || !o.only.empty() || !o.what_if.empty()) return;
-  const std::string relative = std::string("docs/validation/") + kOnRequestReport + "/validation.json";
-  const std::string path = data_root() + "/" + relative;
-  if (!std::filesystem::exists(path)) return;
-  adopt_recorded_robustness(results, read_json_file(path), relative);
+  for (const auto& r : results) {
+    const std::string relative = "docs/validation/" + on_request_report(r.claim->id) + "/validation.json";
+    const std::string path = data_root() + "/" + relative;
+    if (robustness_on_request(r) && std::filesystem::exists(path))
+      adopt_recorded_robustness(results, read_json_file(path), relative);
+  }
 }
 
 void record(const std::string& path, const std::vector<ClaimResult>& results, bool quick) {

@@ -300,8 +300,9 @@ std::string robustness_missing(const ClaimResult& r) {
     return "\nRobustness: " + r.recorded->column +
            " of the variants that move a result keep the status, as computed by a run naming the claim (`make "
            "validate-on-request`: " +
-           r.claim->sensitivity.on_request + "); its sensitivity table is in [" + kOnRequestReport + "/README.md](" +
-           kOnRequestReport + "/README.md), from runs whose curves equal this report's value for value.\n";
+           r.claim->sensitivity.on_request + "); its sensitivity table is in [" + on_request_report(r.claim->id) +
+           "/README.md](" + on_request_report(r.claim->id) +
+           "/README.md), from runs whose curves equal this report's value for value.\n";
   if (robustness_on_request(r))
     return "\nRobustness: on request, not computed in a run of the whole registry: " + r.claim->sensitivity.on_request +
            ". `torsim validate --only " + r.claim->id + "` computes it" +
@@ -438,7 +439,8 @@ std::string report_markdown(const std::vector<ClaimResult>& results, const RunSe
     << "on which it differs, and says \"holds by construction\" where its sign follows from how the layers are "
     << "composed. \"On request\": a claim whose full-scale variants would take hours of CPU is not varied in a run "
     << "of the whole registry (its section says why); `torsim validate --only` naming it computes its robustness, and "
-    << "`make validate-on-request` does so into " << kOnRequestReport << "/, whose robustness this report quotes for "
+    << "`make validate-on-request` does so into " << kOnRequestReport
+    << "/<claim>/, whose robustness this report quotes for "
     << "each claim whose curves there equal this report's value for value.\n\n"
     << what_if_note(run) << "| claim | paper | simulated | tolerance | robust | status |\n|---|---|---|---|---|---|\n";
   for (const auto& r : results)

@@ -17,9 +17,13 @@ Json results_json(const std::vector<ClaimResult>& results, const RunSettings& ru
 std::string report_markdown(const std::vector<ClaimResult>& results, const RunSettings& run,
                             const std::vector<std::string>& plots);
 
-/// Where a run naming the on-request claims writes its report, within the committed report's
-/// directory (`make validate-on-request`); a run of the whole registry reads it back.
+/// Where a run naming an on-request claim writes its report, within the committed report's
+/// directory: one subdirectory per claim (`make validate-on-request` runs each on its own, so one
+/// claim can be recomputed without the others); a run of the whole registry reads them back.
 inline constexpr const char* kOnRequestReport = "on-request";
+
+/// The on-request report of claim `id`, relative to the committed report's directory.
+inline std::string on_request_report(const std::string& id) { return std::string(kOnRequestReport) + "/" + id; }
 
 /// For each on-request claim of `results` that this run did not vary, the robustness that a run
 /// naming it recorded in `report` (a report's validation.json, read from `path`): adopted when
