@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/config/fields.hpp"
 #include "sim/config/provenance.hpp"
 
 namespace torsim {
@@ -30,31 +31,40 @@ constexpr ParamSpec kMachineSpecs[] = {
      "citation for each parameter, keyed by its dotted path (e.g. \"node.cores\")", "-"},
 };
 
-constexpr ParamSpec kNodeSpecs[] = {
-    {"cores", ParamKind::integer, kRequired, "", "1", "4096", "cores per node available to ranks", "preset"},
-    {"threads_per_core", ParamKind::integer, "1", "", "1", "64",
-     "hardware threads per core: a node takes up to cores x threads_per_core ranks, spread over its cores", "preset"},
-    {"full_speed_threads", ParamKind::integer, "1", "", "1", "64",
-     "threads one core runs each at full single-thread speed; with more ranks on a core, each rank's software "
-     "costs stretch by (ranks on the core) / this",
-     "preset"},
-    {"injection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
-     "NIC injection bandwidth per node, wire bytes per second", "preset"},
-    {"ejection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
-     "NIC ejection bandwidth per node, wire bytes per second", "preset"},
-    {"nic_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms",
-     "fixed NIC latency per message, before its head enters the network; a pipeline: it delays each message but "
-     "does not space a node's messages (the NIC takes a message at the injection rate, and the local completion "
-     "is when it has taken the last byte)",
-     "preset"},
-    {"memcpy_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
-     "memory-copy bandwidth of the intra-node path (one copy engine per node)", "preset"},
-    {"memcpy_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms", "fixed latency of an intra-node transfer", "preset"},
-    {"modes", ParamKind::object, "{}", "", "", "",
-     "named node modes and the processes per node each runs (Blue Gene/P: {\"SMP\": 1, \"DUAL\": 2, \"VN\": 4}); "
-     "a placement may name one",
-     "preset"},
+using N = NodeParams;
+constexpr Field<N> kNodeFields[] = {
+    bind<&N::cores>(
+        {"cores", ParamKind::integer, kRequired, "", "1", "4096", "cores per node available to ranks", "preset"}),
+    bind<&N::threads_per_core>(
+        {"threads_per_core", ParamKind::integer, "1", "", "1", "64",
+         "hardware threads per core: a node takes up to cores x threads_per_core ranks, spread over its cores",
+         "preset"}),
+    bind<&N::full_speed_threads>(
+        {"full_speed_threads", ParamKind::integer, "1", "", "1", "64",
+         "threads one core runs each at full single-thread speed; with more ranks on a core, each rank's software "
+         "costs stretch by (ranks on the core) / this",
+         "preset"}),
+    bind<&N::injection_bandwidth>({"injection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+                                   "NIC injection bandwidth per node, wire bytes per second", "preset"}),
+    bind<&N::ejection_bandwidth>({"ejection_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+                                  "NIC ejection bandwidth per node, wire bytes per second", "preset"}),
+    bind<&N::nic_latency>(
+        {"nic_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+         "fixed NIC latency per message, before its head enters the network; a pipeline: it delays each message but "
+         "does not space a node's messages (the NIC takes a message at the injection rate, and the local completion "
+         "is when it has taken the last byte)",
+         "preset"}),
+    bind<&N::memcpy_bandwidth>({"memcpy_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+                                "memory-copy bandwidth of the intra-node path (one copy engine per node)", "preset"}),
+    bind<&N::memcpy_latency>({"memcpy_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+                              "fixed latency of an intra-node transfer", "preset"}),
+    unbound<N>(
+        {"modes", ParamKind::object, "{}", "", "", "",
+         "named node modes and the processes per node each runs (Blue Gene/P: {\"SMP\": 1, \"DUAL\": 2, \"VN\": 4}); "
+         "a placement may name one",
+         "preset"}),
 };
+constexpr auto kNodeSpecs = specs_of(kNodeFields);
 
 constexpr ParamSpec kPacketSpecs[] = {
     {"payload", ParamKind::size, kRequired, "B", "1B", "64KiB", "maximum payload bytes per network packet", "preset"},
@@ -167,17 +177,9 @@ Bytes PacketFormat::wire_offset(Bytes offset) const {
 namespace {
 
 NodeParams parse_node(const ParamReader& r) {
-  NodeParams n;
-  n.cores = static_cast<int>(r.integer("cores"));
-  n.threads_per_core = static_cast<int>(r.integer("threads_per_core"));
-  n.full_speed_threads = static_cast<int>(r.integer("full_speed_threads"));
+  NodeParams n = parse_fields(r, kNodeFields);
   if (n.full_speed_threads > n.threads_per_core)
     r.where("full_speed_threads").fail("cannot exceed threads_per_core (" + std::to_string(n.threads_per_core) + ")");
-  n.injection_bandwidth = r.rate("injection_bandwidth");
-  n.ejection_bandwidth = r.rate("ejection_bandwidth");
-  n.nic_latency = r.time("nic_latency");
-  n.memcpy_bandwidth = r.rate("memcpy_bandwidth");
-  n.memcpy_latency = r.time("memcpy_latency");
   n.modes = r.nested("modes");
   for (const auto& [mode, ranks] : n.modes.items())
     if (!ranks.is_number_integer() || ranks.get<std::int64_t>() < 1 || ranks.get<std::int64_t>() > n.cores)

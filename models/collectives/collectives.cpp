@@ -1,38 +1,63 @@
 #include "models/collectives/collectives.hpp"
 
 #include "models/collectives/algorithms.hpp"
+#include "sim/config/fields.hpp"
 
 namespace torsim::coll {
 
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"reduce", ParamKind::choice, "binomial", "", "", "",
-     "reduce algorithm: binomial tree, or k-nomial tree of degree `degree`", "MPICH-1's binomial reduce by default",
-     "binomial|knomial"},
-    {"degree", ParamKind::integer, "0", "", "0", "1024",
-     "k of the k-nomial reduce (k-1 children per level); 0: the layer's choice (2 unless the layer has a model to "
-     "pick it)",
-     "-"},
-    {"allreduce", ParamKind::choice, "auto", "", "", "",
-     "auto: recursive doubling on a power-of-two rank count, else reduce then broadcast; recursive_doubling (powers "
-     "of two only); reduce_bcast: the reduce algorithm to rank 0, then a binomial broadcast",
-     "MPICH's classic choice by default", "auto|recursive_doubling|reduce_bcast"},
-    {"gather", ParamKind::choice, "binomial", "", "", "", "gather algorithm", "MPICH's binomial gather by default",
-     "binomial|linear"},
-    {"alltoall", ParamKind::choice, "pairwise", "", "", "",
-     "pairwise: one exchange per step; linear: every message posted at once", "-", "pairwise|linear"},
-    {"alltoallv", ParamKind::choice, "linear", "", "", "",
-     "all-to-all with a size per pair (trace replay): "
-     "pairwise or linear, as for alltoall",
-     "MPICH's MPIR_Alltoallv_intra posts every isend and irecv at once", "pairwise|linear"},
-    {"allgather", ParamKind::choice, "auto", "", "", "",
-     "allgather and allgatherv (trace replay): auto: recursive doubling on a power-of-two rank count below 80 KiB "
-     "gathered in all, else ring; ring; recursive_doubling (powers of two only)",
-     "MPICH's MPIR_Allgather_intra (its Bruck algorithm for short data on other rank counts is not modelled: ring "
-     "instead)",
-     "auto|ring|recursive_doubling"},
+constexpr ChoiceName<ReduceAlgorithm> kReduceNames[] = {{"binomial", ReduceAlgorithm::binomial},
+                                                        {"knomial", ReduceAlgorithm::knomial}};
+constexpr ChoiceName<AllreduceAlgorithm> kAllreduceNames[] = {
+    {"auto", AllreduceAlgorithm::automatic},
+    {"recursive_doubling", AllreduceAlgorithm::recursive_doubling},
+    {"reduce_bcast", AllreduceAlgorithm::reduce_bcast}};
+constexpr ChoiceName<GatherAlgorithm> kGatherNames[] = {{"binomial", GatherAlgorithm::binomial},
+                                                        {"linear", GatherAlgorithm::linear}};
+constexpr ChoiceName<AlltoallAlgorithm> kAlltoallNames[] = {{"pairwise", AlltoallAlgorithm::pairwise},
+                                                            {"linear", AlltoallAlgorithm::linear}};
+constexpr ChoiceName<AllgatherAlgorithm> kAllgatherNames[] = {
+    {"auto", AllgatherAlgorithm::automatic},
+    {"ring", AllgatherAlgorithm::ring},
+    {"recursive_doubling", AllgatherAlgorithm::recursive_doubling}};
+
+using S = Selection;
+constexpr Field<S> kFields[] = {
+    bind_choice<&S::reduce, kReduceNames>({"reduce", ParamKind::choice, "binomial", "", "", "",
+                                           "reduce algorithm: binomial tree, or k-nomial tree of degree `degree`",
+                                           "MPICH-1's binomial reduce by default", "binomial|knomial"}),
+    bind<&S::degree>(
+        {"degree", ParamKind::integer, "0", "", "0", "1024",
+         "k of the k-nomial reduce (k-1 children per level); 0: the layer's choice (2 unless the layer has a model to "
+         "pick it)",
+         "-"}),
+    bind_choice<&S::allreduce, kAllreduceNames>(
+        {"allreduce", ParamKind::choice, "auto", "", "", "",
+         "auto: recursive doubling on a power-of-two rank count, else reduce then broadcast; recursive_doubling "
+         "(powers "
+         "of two only); reduce_bcast: the reduce algorithm to rank 0, then a binomial broadcast",
+         "MPICH's classic choice by default", "auto|recursive_doubling|reduce_bcast"}),
+    bind_choice<&S::gather, kGatherNames>({"gather", ParamKind::choice, "binomial", "", "", "", "gather algorithm",
+                                           "MPICH's binomial gather by default", "binomial|linear"}),
+    bind_choice<&S::alltoall, kAlltoallNames>({"alltoall", ParamKind::choice, "pairwise", "", "", "",
+                                               "pairwise: one exchange per step; linear: every message posted at once",
+                                               "-", "pairwise|linear"}),
+    bind_choice<&S::alltoallv, kAlltoallNames>({"alltoallv", ParamKind::choice, "linear", "", "", "",
+                                                "all-to-all with a size per pair (trace replay): "
+                                                "pairwise or linear, as for alltoall",
+                                                "MPICH's MPIR_Alltoallv_intra posts every isend and irecv at once",
+                                                "pairwise|linear"}),
+    bind_choice<&S::allgather, kAllgatherNames>(
+        {"allgather", ParamKind::choice, "auto", "", "", "",
+         "allgather and allgatherv (trace replay): auto: recursive doubling on a power-of-two rank count below 80 KiB "
+         "gathered in all, else ring; ring; recursive_doubling (powers of two only)",
+         "MPICH's MPIR_Allgather_intra (its Bruck algorithm for short data on other rank counts is not modelled: ring "
+         "instead)",
+         "auto|ring|recursive_doubling"}),
 };
+
+constexpr auto kSpecs = specs_of(kFields);
 
 bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
@@ -51,31 +76,14 @@ const ParamTable kSelectionParams{"runtime.collectives",
                                   kSpecs};
 
 Selection parse_selection(const ParamReader& r, int ranks) {
-  Selection s;
-  s.reduce = r.choice<ReduceAlgorithm>(
-      "reduce", {{"binomial", ReduceAlgorithm::binomial}, {"knomial", ReduceAlgorithm::knomial}});
-  s.degree = static_cast<int>(r.integer("degree"));
+  const Selection s = parse_fields(r, kFields);
   if (s.degree == 1) r.where("degree").fail("a k-nomial tree needs a degree of at least 2 (0: the layer's choice)");
   if (r.has("degree") && s.reduce != ReduceAlgorithm::knomial)
     r.where("degree").fail("degree is read only with reduce knomial (the binomial tree has none)");
-  s.allreduce =
-      r.choice<AllreduceAlgorithm>("allreduce", {{"auto", AllreduceAlgorithm::automatic},
-                                                 {"recursive_doubling", AllreduceAlgorithm::recursive_doubling},
-                                                 {"reduce_bcast", AllreduceAlgorithm::reduce_bcast}});
   if (s.allreduce == AllreduceAlgorithm::recursive_doubling && !power_of_two(ranks))
     r.where("allreduce")
         .fail("recursive doubling needs a power-of-two number of ranks; the job has " + std::to_string(ranks) +
               " (use \"auto\" or \"reduce_bcast\")");
-  s.gather = r.choice<GatherAlgorithm>("gather",
-                                       {{"binomial", GatherAlgorithm::binomial}, {"linear", GatherAlgorithm::linear}});
-  const std::initializer_list<std::pair<std::string_view, AlltoallAlgorithm>> alltoall{
-      {"pairwise", AlltoallAlgorithm::pairwise}, {"linear", AlltoallAlgorithm::linear}};
-  s.alltoall = r.choice("alltoall", alltoall);
-  s.alltoallv = r.choice("alltoallv", alltoall);
-  s.allgather =
-      r.choice<AllgatherAlgorithm>("allgather", {{"auto", AllgatherAlgorithm::automatic},
-                                                 {"ring", AllgatherAlgorithm::ring},
-                                                 {"recursive_doubling", AllgatherAlgorithm::recursive_doubling}});
   if (s.allgather == AllgatherAlgorithm::recursive_doubling && !power_of_two(ranks))
     r.where("allgather")
         .fail("recursive doubling needs a power-of-two number of ranks; the job has " + std::to_string(ranks) +

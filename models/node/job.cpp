@@ -4,30 +4,38 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/config/fields.hpp"
 #include "sim/config/registry.hpp"
 
 namespace torsim::node {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"nodes", ParamKind::integer, kUnset, "", "1", "", "number of nodes allocated, from node 0 (default: all)", "-"},
-    {"node_list", ParamKind::integer_list, kUnset, "", "0", "",
-     "explicit node ids to allocate, in rank order (instead of 'nodes')", "-"},
-    {"ranks_per_node", ParamKind::integer, "1", "", "1", "4096",
-     "ranks on each allocated node (<= cores x threads_per_core)", "-"},
-    {"mode", ParamKind::text, "", "", "", "",
-     "a node mode of the machine (machine.node.modes, e.g. Blue Gene/P's "
-     "SMP, DUAL or VN), instead of 'ranks_per_node'",
-     "-"},
-    {"order", ParamKind::choice, "block", "", "", "",
-     "block: consecutive ranks share a node; round_robin: "
-     "consecutive ranks go to consecutive nodes",
-     "-", "block|round_robin"},
-    {"from_trace", ParamKind::boolean, "false", "", "", "",
-     "a trace replay's ranks where the trace says they ran: its DUMPI mesh coordinates "
-     "on a torus, else its host names (workload trace only, with no other placement key; docs/replay.md)",
-     "-"},
+constexpr ChoiceName<bool> kOrderNames[] = {{"block", false}, {"round_robin", true}};
+
+using P = Placement;
+// The allocation (nodes, node_list, mode, from_trace) depends on the machine and the workload:
+// parse_placement reads it.
+constexpr Field<P> kFields[] = {
+    unbound<P>({"nodes", ParamKind::integer, kUnset, "", "1", "",
+                "number of nodes allocated, from node 0 (default: all)", "-"}),
+    unbound<P>({"node_list", ParamKind::integer_list, kUnset, "", "0", "",
+                "explicit node ids to allocate, in rank order (instead of 'nodes')", "-"}),
+    bind<&P::ranks_per_node>({"ranks_per_node", ParamKind::integer, "1", "", "1", "4096",
+                              "ranks on each allocated node (<= cores x threads_per_core)", "-"}),
+    unbound<P>({"mode", ParamKind::text, "", "", "", "",
+                "a node mode of the machine (machine.node.modes, e.g. Blue Gene/P's "
+                "SMP, DUAL or VN), instead of 'ranks_per_node'",
+                "-"}),
+    bind_choice<&P::round_robin, kOrderNames>({"order", ParamKind::choice, "block", "", "", "",
+                                               "block: consecutive ranks share a node; round_robin: "
+                                               "consecutive ranks go to consecutive nodes",
+                                               "-", "block|round_robin"}),
+    unbound<P>({"from_trace", ParamKind::boolean, "false", "", "", "",
+                "a trace replay's ranks where the trace says they ran: its DUMPI mesh coordinates "
+                "on a torus, else its host names (workload trace only, with no other placement key; docs/replay.md)",
+                "-"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 
 // Processes per node of one of the machine's named node modes.
 int ranks_of_mode(const Machine& machine, const std::string& mode, const Where& where) {
@@ -45,7 +53,7 @@ const ParamTable kPlacementParams{"placement", "Where the job's ranks run.", kSp
 
 Placement parse_placement(const Json& spec, const Where& where, const Machine& machine) {
   ParamReader r(spec, where, kPlacementParams);
-  Placement p;
+  Placement p = parse_fields(r, kFields);
   const auto machine_nodes = machine.node_count();
   if (r.has("nodes") && r.has("node_list")) where.fail("give either 'nodes' or 'node_list', not both");
   if (r.has("node_list")) {
@@ -67,7 +75,6 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
                             std::to_string(machine_nodes));
     for (NodeId n = 0; n < count; ++n) p.nodes.push_back(n);
   }
-  p.ranks_per_node = static_cast<int>(r.integer("ranks_per_node"));
   if (const std::string mode = r.text("mode"); !mode.empty()) {
     if (r.has("ranks_per_node")) where.fail("give either 'mode' or 'ranks_per_node', not both");
     p.ranks_per_node = ranks_of_mode(machine, mode, r.where("mode"));
@@ -77,7 +84,6 @@ Placement parse_placement(const Json& spec, const Where& where, const Machine& m
     r.where("ranks_per_node")
         .fail("at most " + std::to_string(slots) + " ranks per node (" + std::to_string(machine.node.cores) +
               " cores x " + std::to_string(machine.node.threads_per_core) + " hardware threads)");
-  p.round_robin = r.choice<bool>("order", {{"block", false}, {"round_robin", true}});
   if (r.has("from_trace"))
     r.where("from_trace").fail("\"from_trace\" places a trace replay's ranks; this workload does not read it");
   return p;

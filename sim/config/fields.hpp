@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "sim/config/params.hpp"
@@ -83,6 +84,43 @@ constexpr Field<typename detail::MemberOf<decltype(Member)>::owner> bind(ParamSp
   using T = typename detail::MemberOf<decltype(Member)>::type;
   if (!detail::holds<T>(spec.kind)) throw std::logic_error("the member's type cannot hold this parameter's kind");
   return {spec, [](const ParamReader& r, const ParamSpec& s, S& out) { out.*Member = detail::read_as<T>(r, s); }};
+}
+
+/// One value of an enumeration and the name a scenario gives it.
+template <class E>
+struct ChoiceName {
+  std::string_view name;
+  E value;
+};
+
+namespace detail {
+
+/// Whether `names`, in order and joined by '|', are exactly the declared `choices`.
+template <class E, std::size_t N>
+constexpr bool names_are(std::string_view choices, const ChoiceName<E> (&names)[N]) {
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0 && (at >= choices.size() || choices[at++] != '|')) return false;
+    if (choices.substr(at).substr(0, names[i].name.size()) != names[i].name) return false;
+    at += names[i].name.size();
+  }
+  return at == choices.size();
+}
+
+}  // namespace detail
+
+/// A ParamKind::choice parameter that fills the enum `Member` through `Names`, which must name
+/// exactly the declared choices (checked when the table compiles): no value maps to a default.
+template <auto Member, const auto& Names>
+constexpr Field<typename detail::MemberOf<decltype(Member)>::owner> bind_choice(ParamSpec spec) {
+  using S = typename detail::MemberOf<decltype(Member)>::owner;
+  if (spec.kind != ParamKind::choice) throw std::logic_error("bind_choice needs ParamKind::choice");
+  if (!detail::names_are(spec.choices, Names)) throw std::logic_error("the names must be the declared choices");
+  return {spec, [](const ParamReader& r, const ParamSpec& s, S& out) {
+            const std::string value = r.text(s.name);  // one of the declared choices
+            for (const auto& n : Names)
+              if (n.name == value) out.*Member = n.value;
+          }};
 }
 
 /// A nested object that fills `Member` through its own table and parse function.
