@@ -76,7 +76,8 @@ constexpr ParamSpec kPacketSpecs[] = {
 
 constexpr ParamSpec kRouterSpecs[] = {
     {"buffer_per_vc", ParamKind::size, "0B", "B", "0B", "16MiB",
-     "input buffer of each network port, per virtual channel, in wire bytes; 0 = unbounded (no back-pressure)",
+     "input buffer of each network port, per virtual channel, in wire bytes; 0 = unbounded (no back-pressure: "
+     "flow_control none only; credit flow control without buffers is an input error)",
      "preset"},
     {"injection_buffer", ParamKind::size, "0B", "B", "0B", "16MiB",
      "the router's input buffer for each node's injection port, in wire bytes; the NIC stops injecting when it "

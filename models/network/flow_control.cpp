@@ -117,6 +117,14 @@ void CreditModel::check_router(const Machine& machine) const {
         .fail(
             "input_first allocates crossbar inputs, and this router has none: set router.input_speedup (1 for "
             "an input-queued router's one per port)");
+  // Unbounded network buffers would give credit flow control nothing to control: the run would
+  // be the packet model's without flow control, slower, under a name that says otherwise.
+  if (machine.router.buffer_per_vc == 0)
+    (where / "buffer_per_vc")
+        .fail(
+            "credit flow control (network.flow_control: credit) needs the router's input buffers, and this machine "
+            "has none (0 B: unbounded): expected router.buffer_per_vc, in wire bytes per port and virtual channel "
+            "(or network.flow_control: none)");
   const Bytes packet = machine.packet.payload + machine.packet.header;
   for (Bytes buffer : {machine.router.buffer_per_vc, machine.router.injection_buffer})
     if (buffer > 0 && buffer < packet)

@@ -160,7 +160,8 @@ class CreditModel final : public PacketModelBase {
   void classify_links();
   void tabulate_credit_returns(const RouterParams& router);
   void allocate_buffers();
-  /// Input errors: too few virtual channels for the scheme, a buffer smaller than a packet.
+  /// Input errors: too few virtual channels for the scheme, no network buffers (unbounded), a
+  /// buffer smaller than a packet.
   void check_router(const Machine& machine) const;
   std::uint16_t bottleneck_tag(const std::vector<LinkId>& route) const;
   /// Payload bytes per unit of this format: whole packets, at most half the smallest buffer.

@@ -298,6 +298,12 @@ CASES = {
                              scenario=scenario(workload={"name": "pingpang"})),
     "unknown-model": case("an unknown network model", path="/network/model", expect="unknown network model 'packets' (did you mean 'packet'?)",
                           scenario=scenario(network={"model": "packets"})),
+    "credit-without-buffers": case("credit flow control on a machine without router buffers (0 B: unbounded, "
+                                   "nothing to control)", path="/machine/router/buffer_per_vc",
+                                   expect="credit flow control (network.flow_control: credit) needs the router's "
+                                   "input buffers, and this machine has none",
+                                   scenario=scenario(machine={"preset": "hopper", "router": {"buffer_per_vc": "0B"}},
+                                                     network={"model": "packet", "flow_control": "credit"})),
     "unknown-layer": case("an unknown messaging layer", path="/runtime/layer", expect="unknown messaging layer 'mpich'",
                           scenario=scenario(runtime={"layer": "mpich"})),
     # --- machine sections only some runs read (the NIC, GPUs, layers' calibrations, compute costs):

@@ -281,7 +281,8 @@ TEST_CASE("credit model: minimal adaptive routing spreads flows by credit", "[ne
   CHECK(finish("minimal_adaptive") < finish("dimension_order"));
 }
 
-TEST_CASE("credit model: too few virtual channels or too small a buffer is an input error", "[network][flow_control]") {
+TEST_CASE("credit model: too few virtual channels, no buffers or too small a buffer is an input error",
+          "[network][flow_control]") {
   Kernel k;
   Json spec = machine_json(torus_json({4, 4}, {"5GB/s", "5GB/s"}, 1, "minimal_adaptive"));
   spec["router"] = {{"buffer_per_vc", "4KiB"}, {"virtual_channels", 2}};
@@ -290,6 +291,9 @@ TEST_CASE("credit model: too few virtual channels or too small a buffer is an in
   spec["router"] = {{"buffer_per_vc", "64B"}, {"virtual_channels", 3}};
   const Machine small = make_machine(spec);
   CHECK_THROWS_WITH(net::CreditModel(k, small, 4096), Catch::Contains("at least one packet"));
+  spec["router"] = {{"virtual_channels", 3}};  // no buffers: unbounded, nothing to control
+  const Machine unbounded = make_machine(spec);
+  CHECK_THROWS_WITH(net::CreditModel(k, unbounded, 4096), Catch::Contains("buffer_per_vc"));
 }
 
 namespace {

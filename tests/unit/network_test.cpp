@@ -243,8 +243,13 @@ TEST_CASE("the NIC's latency is a pipeline: back-to-back messages pay it once", 
   const int n = 1000;
   const Bytes bytes = 200;
   const Json topology = torus_json({4, 4}, {"10GB/s", "10GB/s"});
-  const Machine with = make_machine(machine_json(topology, "5GB/s", "500ns"));
-  const Machine without = make_machine(machine_json(topology, "5GB/s", "0ns"));
+  const auto machine = [&](const char* nic_latency) {  // router buffers for credit flow control
+    Json spec = machine_json(topology, "5GB/s", nic_latency);
+    spec["router"] = {{"buffer_per_vc", "8KiB"}, {"injection_buffer", "8KiB"}, {"virtual_channels", 2}};
+    return make_machine(spec);
+  };
+  const Machine with = machine("500ns");
+  const Machine without = machine("0ns");
   const Time wire = transfer_time(with.packet.wire_bytes(bytes), 5000000000);
   const auto last_delivery = [&](const Machine& m, const Json& spec) {
     Kernel k;
