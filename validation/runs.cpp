@@ -127,9 +127,15 @@ std::map<std::string, ParamRead> reads_from_json(const Json& json) {
   return out;
 }
 
+std::string point_name(const PointRequest& request, std::size_t index, std::size_t count, const Json& values) {
+  std::string name =
+      request.path + " point " + std::to_string(index + 1) + "/" + std::to_string(count) + " " + values.dump();
+  for (const auto& set : request.sets) name += " --set " + set;
+  return name;
+}
+
 void say_running(const PointRequest& request, std::size_t index, std::size_t count, const Json& values) {
-  std::cerr << "  running " << request.path << " point " << index + 1 << "/" << count << " " << values.dump()
-            << (request.sets.empty() ? "" : " with " + std::to_string(request.sets.size()) + " --set") << "\n";
+  std::cerr << "  running " << point_name(request, index, count, values) << "\n";
 }
 
 }  // namespace
@@ -145,11 +151,16 @@ void PointCache::prefetch(const std::vector<PointRequest>& requests) {
       if (std::none_of(all.begin(), all.end(), [&](const Missing& o) { return o.key == m.key && o.index == m.index; }))
         all.push_back(std::move(m));
     }
-  for (const auto& m : all) say_running(*m.request, m.index, m.scenario->point_count(), m.point.values);
   if (jobs_ <= 1 || all.size() <= 1) {
-    for (const auto& m : all) run_here(m);
+    for (const auto& m : all) {
+      say_running(*m.request, m.index, m.scenario->point_count(), m.point.values);
+      run_here(m);
+    }
     return;
   }
+  // Runs finish in any order: a line per finished run says how far the batch is.
+  std::cerr << "  running " << all.size() << " points, " << jobs_ << " at a time\n";
+  std::size_t finished = 0;
   run_in_children(
       all.size(), jobs_,
       [&](std::size_t k) {
@@ -167,6 +178,9 @@ void PointCache::prefetch(const std::vector<PointRequest>& requests) {
           run.reads = reads_from_json(json["reads"]);
         }
         runs_.emplace(std::pair{all[k].key, all[k].index}, std::move(run));
+        std::cerr << "  finished " << ++finished << "/" << all.size() << ": "
+                  << point_name(*all[k].request, all[k].index, all[k].scenario->point_count(), all[k].point.values)
+                  << "\n";
       },
       "a validation run");
 }
