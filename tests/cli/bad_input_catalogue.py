@@ -515,7 +515,7 @@ CASES = {
         "cannot read the OTF2 anchor file: it does not exist", text_files()),
     "trace-unknown-format": trace_case(
         "an unknown trace format", "{dir}/t.txt", "command line", "--format dumpy",
-        "unknown trace format 'dumpy'; valid values are: auto, ti, dumpi, otf2",
+        "unknown trace format 'dumpy' (did you mean 'dumpi'?); valid values are: auto, ti, dumpi, otf2",
         text_files(**{"t.txt": "0 init\n"}), extra_args=["--format", "dumpy"]),
     # --- merging shards
     "merge-missing-shard": case("torsim merge without every shard", file="command line", path="merge",

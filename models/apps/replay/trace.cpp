@@ -9,6 +9,7 @@
 #include "models/apps/replay/otf2_reader.hpp"
 #include "models/apps/replay/ti_reader.hpp"
 #include "sim/config/error.hpp"
+#include "sim/config/registry.hpp"
 
 namespace torsim::replay {
 
@@ -71,7 +72,7 @@ std::string_view format_name(Format format) { return kFormatNames[static_cast<st
 Format parse_format(std::string_view name, const Where& where) {
   for (std::size_t i = 0; i < kFormatNames.size(); ++i)
     if (kFormatNames[i] == name) return static_cast<Format>(i);
-  where.fail("unknown trace format '" + std::string(name) + "'; valid values are: auto, ti, dumpi, otf2");
+  where.fail(unknown_name_message("trace format", name, {kFormatNames.begin(), kFormatNames.end()}));
 }
 
 std::string_view origin_name(Origin origin) { return kOriginNames[static_cast<std::size_t>(origin)]; }
