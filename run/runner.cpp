@@ -5,6 +5,7 @@
 #include <map>
 
 #include "run/child_process.hpp"
+#include "sim/config/unused.hpp"
 
 namespace torsim {
 
@@ -67,13 +68,34 @@ struct Plan {
   // Builds and runs point `index` in this process.
   PointResult run_point(const SweepPoint& point, std::size_t index, std::unique_ptr<Simulation> sim,
                         std::size_t position) const {
-    if (!sim) sim = build_point(scenario, point);
+    if (!sim) {
+      const UnusedInputLog checked_by_check_points;
+      sim = build_point(scenario, point);
+    }
     if (traced(index)) sim->trace(*options.trace, index, point_label(scenario, index, point), fragments->path(index));
     std::function<void(const Kernel&)> hook;
     if (options.progress) hook = [&](const Kernel& k) { options.progress(position, selected.size(), k); };
     return sim->run(hook);
   }
 };
+
+// The input a point does not use, by path.
+std::map<std::string, UnusedInput> unused_input(const UnusedInputLog& log) {
+  std::map<std::string, UnusedInput> out;
+  for (const UnusedInput& u : log.entries()) out.emplace(u.where.pointer(), u);
+  return out;
+}
+
+// Input some point of a sweep uses is read; input no point uses is an error.
+void check_unused(const Scenario& scenario, const std::map<std::string, UnusedInput>& unused_by_all) {
+  if (unused_by_all.empty()) return;
+  const UnusedInput& first = unused_by_all.begin()->second;
+  try {
+    first.where.fail(first.message);
+  } catch (const InputError& e) {
+    scenario.reraise(e);
+  }
+}
 
 // Builds every point once: bad input fails here. Returns the first point's simulation when it
 // is the only one, to run it without building it again.
@@ -83,9 +105,14 @@ std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
   if (plan.options.record_mpi && (plan.count != 1 || !plan.options.shard.whole()))
     plan.options.record_mpi_where.fail("a recording holds one run; the scenario has " + std::to_string(plan.count) +
                                        " sweep points (choose one with --set) or --shard takes a part of it");
+  std::map<std::string, UnusedInput> unused_by_all;
   for (std::size_t i = 0; i < plan.count; ++i) {
     const SweepPoint point = plan.scenario.point(i);
+    const UnusedInputLog unused;
     auto sim = build_point(plan.scenario, point);
+    auto unused_here = unused_input(unused);
+    if (i > 0) std::erase_if(unused_here, [&](const auto& u) { return !unused_by_all.contains(u.first); });
+    unused_by_all = std::move(unused_here);
     if (i == 0) {
       run.machine = machine_summary(sim->machine());
       run.first =
@@ -94,6 +121,7 @@ std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
     if (plan.traced(i) && plan.options.shard.contains(i)) check_trace(plan.scenario, *plan.options.trace, *sim);
     if (plan.count == 1) only = std::move(sim);
   }
+  check_unused(plan.scenario, unused_by_all);
   if (plan.options.record_mpi)
     only->record_mpi(*plan.options.record_mpi, plan.options.record_mpi->index_name(), plan.options.record_mpi_where);
   return only;

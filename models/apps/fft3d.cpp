@@ -18,6 +18,7 @@
 
 #include "models/apps/micro.hpp"
 #include "models/collectives/algorithms.hpp"
+#include "sim/config/unused.hpp"
 #include "sim/core/huge_pages.hpp"
 
 namespace torsim::apps {
@@ -81,9 +82,10 @@ class Fft3d final : public Workload {
         receive_window_(r.integer("receive_window")),
         where_(r.where()) {
     if (r.has("receive_window") && variant_ != "mpi_slabs")
-      r.where("receive_window").fail("receive_window is read only with variant mpi_slabs; this run's is " + variant_);
+      not_used(r.where("receive_window"),
+               "receive_window is read only with variant mpi_slabs; this run's is " + variant_);
     if (r.has("max_outstanding") && packed())
-      r.where("max_outstanding").fail("max_outstanding is read only by the slabs variants, not mpi_packed_slabs");
+      not_used(r.where("max_outstanding"), "max_outstanding is read only by the slabs variants, not mpi_packed_slabs");
   }
 
   void check(const rt::Job& job, const Where& where) const override {

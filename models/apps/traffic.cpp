@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "models/apps/micro.hpp"
+#include "sim/config/unused.hpp"
 #include "sim/core/random.hpp"
 #include "topologies/torus.hpp"
 
@@ -85,12 +86,13 @@ class Traffic final : public Workload {
         slot_(r.has("slot") ? r.time("slot") : 0) {
     if (arrivals_ != "periodic" && !offered_rate_)
       r.where("arrivals").fail("random arrivals (" + arrivals_ + ") need an offered_rate (open loop)");
-    if (r.has("slot") && arrivals_ != "bernoulli") r.where("slot").fail("a slot is read only with arrivals bernoulli");
+    if (r.has("slot") && arrivals_ != "bernoulli")
+      not_used(r.where("slot"), "a slot is read only with arrivals bernoulli");
     if (r.has("distance") && pattern_ != "shift")
-      r.where("distance").fail("distance is read only with pattern shift; this run's pattern is " + pattern_);
+      not_used(r.where("distance"), "distance is read only with pattern shift; this run's pattern is " + pattern_);
     if (r.has("hot_fraction") && pattern_ != "hot_spot")
-      r.where("hot_fraction")
-          .fail("hot_fraction is read only with pattern hot_spot; this run's pattern is " + pattern_);
+      not_used(r.where("hot_fraction"),
+               "hot_fraction is read only with pattern hot_spot; this run's pattern is " + pattern_);
   }
 
   int minimum_ranks() const override { return 2; }

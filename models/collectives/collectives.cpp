@@ -2,6 +2,7 @@
 
 #include "models/collectives/algorithms.hpp"
 #include "sim/config/fields.hpp"
+#include "sim/config/unused.hpp"
 
 namespace torsim::coll {
 
@@ -79,7 +80,7 @@ Selection parse_selection(const ParamReader& r, int ranks) {
   const Selection s = parse_fields(r, kFields);
   if (s.degree == 1) r.where("degree").fail("a k-nomial tree needs a degree of at least 2 (0: the layer's choice)");
   if (r.has("degree") && s.reduce != ReduceAlgorithm::knomial)
-    r.where("degree").fail("degree is read only with reduce knomial (the binomial tree has none)");
+    not_used(r.where("degree"), "degree is read only with reduce knomial (the binomial tree has none)");
   if (s.allreduce == AllreduceAlgorithm::recursive_doubling && !power_of_two(ranks))
     r.where("allreduce")
         .fail("recursive doubling needs a power-of-two number of ranks; the job has " + std::to_string(ranks) +

@@ -238,6 +238,13 @@ CASES = {
                                       expect="receive_window is read only with variant mpi_slabs; this run's is upc_slabs",
                                       scenario=scenario(workload={"name": "fft3d", "variant": "upc_slabs",
                                                                   "receive_window": 4})),
+    "fft-receive-window-unread-by-every-point": case(
+        "a receive window in a sweep of which no point posts receives ahead", path="/workload/receive_window",
+        expect="receive_window is read only with variant mpi_slabs; this run's is mpi_packed_slabs",
+        scenario={"machine": "intrepid-64", "placement": {"nodes": 4, "mode": "VN"}, "runtime": {"layer": "mpi_dcmf"},
+                  "workload": {"name": "fft3d", "variant": "mpi_packed_slabs", "nx": 64, "ny": 32, "nz": 32,
+                               "receive_window": 4},
+                  "sweep": {"workload.nz": [32, 64]}}),
     "fft-max-outstanding-unread": case("a send limit given to the packed FFT variant",
                                        path="/workload/max_outstanding",
                                        expect="max_outstanding is read only by the slabs variants",

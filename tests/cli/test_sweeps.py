@@ -85,6 +85,17 @@ class Sweeps(Scratch):
         doc = json.loads(read(os.path.join(out, "results.json")))
         self.assertEqual([p["sweep"] for p in doc["points"]], [{"workload.iterations": 1}, {"workload.iterations": 2}])
 
+    def test_a_key_one_point_reads_is_read_by_the_sweep(self):
+        # receive_window is read by the mpi_slabs points only: the sweep reads it. (A key no point
+        # reads is an error: the bad-input case fft-receive-window-unread-by-every-point.)
+        fft = {"machine": "intrepid-64", "placement": {"nodes": 4, "mode": "VN"}, "runtime": {"layer": "mpi_dcmf"},
+               "workload": {"name": "fft3d", "variant": "mpi_slabs", "nx": 64, "ny": 32, "nz": 32, "receive_window": 4},
+               "sweep": {"workload.variant": ["mpi_slabs", "mpi_packed_slabs"]}}
+        out = self.path("fft")
+        run("run", self.write("fft.json", fft), "--out", out, "--quiet", check=True)
+        self.assertEqual([p["sweep"] for p in self.results(out)["points"]],
+                         [{"workload.variant": "mpi_slabs"}, {"workload.variant": "mpi_packed_slabs"}])
+
     def test_progress_lines_when_stderr_is_not_a_terminal(self):
         plain = self.run_into("plain")
         out = self.path("progress")

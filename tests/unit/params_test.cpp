@@ -5,6 +5,7 @@
 #include "sim/config/json_merge.hpp"
 #include "sim/config/params.hpp"
 #include "sim/config/registry.hpp"
+#include "sim/config/unused.hpp"
 #include "tests/support/input_error.hpp"
 
 using namespace torsim;
@@ -207,4 +208,40 @@ TEST_CASE("a field list is the table and the parse: each value lands in its memb
   REQUIRE_THROWS_AS(
       parse_fields(ParamReader({{"latency", "1ns"}, {"count", 11}}, Where("f.json"), kBoundTable), kFields),
       InputError);
+}
+
+namespace {
+enum class Mode { fast, slow };
+struct Moded {
+  Mode mode = Mode::slow;
+};
+constexpr ChoiceName<Mode> kModeNames[] = {{"fast", Mode::fast}, {"slow", Mode::slow}};
+constexpr Field<Moded> kModedFields[] = {
+    bind_choice<&Moded::mode, kModeNames>({"mode", ParamKind::choice, "fast", "", "", "", "a mode", "-", "fast|slow"}),
+};
+constexpr ParamSpec kModedSpecs[] = {kModedFields[0].spec};
+const ParamTable kModedTable{"moded", "For tests.", kModedSpecs};
+}  // namespace
+
+TEST_CASE("a choice bound to an enum maps every declared name and nothing else", "[params]") {
+  static_assert(detail::names_are("fast|slow", kModeNames));
+  static_assert(!detail::names_are("fast|slow|medium", kModeNames));
+  static_assert(!detail::names_are("fast", kModeNames));
+  static_assert(!detail::names_are("slow|fast", kModeNames));
+  CHECK(parse_fields(ParamReader(Json::object(), Where("f.json", "/x"), kModedTable), kModedFields).mode == Mode::fast);
+  const Json slow = Json::parse(R"({"mode": "slow"})");
+  CHECK(parse_fields(ParamReader(slow, Where("f.json", "/x"), kModedTable), kModedFields).mode == Mode::slow);
+  const Json medium = Json::parse(R"({"mode": "medium"})");
+  CHECK_THROWS_AS(parse_fields(ParamReader(medium, Where("f.json", "/x"), kModedTable), kModedFields), InputError);
+}
+
+TEST_CASE("unused input fails at once unless a log collects it", "[params]") {
+  const Where where("f.json", "/workload/window");
+  CHECK_THROWS_AS(not_used(where, "window is read only with X"), InputError);
+  const UnusedInputLog log;
+  not_used(where, "window is read only with X");
+  not_used(where / "inner", "inner is read only with Y");
+  REQUIRE(log.entries().size() == 2);
+  CHECK(log.entries()[0].where.pointer() == "/workload/window");
+  CHECK(log.entries()[1].message == "inner is read only with Y");
 }

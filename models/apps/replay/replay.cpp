@@ -10,6 +10,7 @@
 #include "models/apps/micro.hpp"
 #include "models/apps/replay/clocks.hpp"
 #include "models/apps/replay/engine.hpp"
+#include "sim/config/unused.hpp"
 
 namespace torsim::apps {
 namespace {
@@ -64,7 +65,7 @@ class TraceReplay final : public Workload {
     settings_.compute = compute_mode(r);
     settings_.scale = r.number("compute_scale");
     if (r.has("compute_scale") && settings_.compute != ReplaySettings::Compute::scaled)
-      r.where("compute_scale").fail("compute_scale is read only with \"compute\": \"compute_scale\"");
+      not_used(r.where("compute_scale"), "compute_scale is read only with \"compute\": \"compute_scale\"");
     if (r.text("clocks") == "aligned") {
       clocks_ = align_clocks(*trace_);
       settings_.clock_offset = clocks_.offset;

@@ -1,0 +1,38 @@
+// Input given but not used by one configuration: a key read only with another choice (FFT's
+// receive_window with a variant that posts no receives ahead). Alone, it is an error at once.
+// A sweep collects it per point instead: a key one point uses and another does not is input
+// the sweep reads, and only a key no point uses is an error (run/runner.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/params.hpp"
+
+namespace torsim {
+
+struct UnusedInput {
+  Where where;
+  std::string message;
+};
+
+/// Fails at `where` with `message`, unless an UnusedInputLog on this thread collects it.
+void not_used(const Where& where, const std::string& message);
+
+/// Collects this thread's not_used() calls while it exists (logs nest; the innermost collects).
+class UnusedInputLog {
+ public:
+  UnusedInputLog();
+  ~UnusedInputLog();
+  UnusedInputLog(const UnusedInputLog&) = delete;
+  UnusedInputLog& operator=(const UnusedInputLog&) = delete;
+
+  const std::vector<UnusedInput>& entries() const { return entries_; }
+
+ private:
+  friend void not_used(const Where&, const std::string&);
+  UnusedInputLog* outer_;
+  std::vector<UnusedInput> entries_;
+};
+
+}  // namespace torsim
