@@ -79,10 +79,11 @@ struct Plan {
   }
 };
 
-// The input a point does not use, by path.
-std::map<std::string, UnusedInput> unused_input(const UnusedInputLog& log) {
+// The input a point does not use that the scenario gave (not only its machine preset), by path.
+std::map<std::string, UnusedInput> unused_input(const Scenario& scenario, const UnusedInputLog& log) {
   std::map<std::string, UnusedInput> out;
-  for (const UnusedInput& u : log.entries()) out.emplace(u.where.pointer(), u);
+  for (const UnusedInput& u : log.entries())
+    if (!u.preset_may_give || !scenario.only_preset_gives(u.where.pointer())) out.emplace(u.where.pointer(), u);
   return out;
 }
 
@@ -110,7 +111,7 @@ std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
     const SweepPoint point = plan.scenario.point(i);
     const UnusedInputLog unused;
     auto sim = build_point(plan.scenario, point);
-    auto unused_here = unused_input(unused);
+    auto unused_here = unused_input(plan.scenario, unused);
     if (i > 0) std::erase_if(unused_here, [&](const auto& u) { return !unused_by_all.contains(u.first); });
     unused_by_all = std::move(unused_here);
     if (i == 0) {

@@ -302,4 +302,11 @@ void Scenario::reraise(const InputError& error) const {
   throw error;
 }
 
+bool Scenario::only_preset_gives(const std::string& pointer) const {
+  const std::string machine_prefix = "/machine";
+  if (preset_.layers.empty() || pointer.rfind(machine_prefix, 0) != 0) return false;
+  if (!command_line_.empty() && given_by(command_line_, pointer)) return false;
+  return !given_by(machine_overrides_, pointer.substr(machine_prefix.size()));
+}
+
 }  // namespace torsim

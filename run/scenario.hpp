@@ -66,6 +66,9 @@ class Scenario {
   /// Re-raises an error found while building a point against the file that gave the value:
   /// the scenario, the machine preset, or the command line.
   [[noreturn]] void reraise(const InputError& error) const;
+  /// Whether only the machine preset gives the value at `pointer` (neither the scenario's own
+  /// machine overrides nor the command line).
+  bool only_preset_gives(const std::string& pointer) const;
 
  private:
   /// Expands a preset name or {"preset": name, ...} into the machine object; `where` gave it.

@@ -45,14 +45,14 @@ class DdtbenchPingPong final : public Workload {
     if (job.node_of(0) != job.node_of(1))
       where.fail("the GPU ping-pong is within a node: ranks 0 and 1 must share one (see 'placement')");
     (void)gpu::gpu_of(job.machine, where);
-    (void)rt::mvapich2_cuda_of(job.machine);
+    (void)rt::mvapich2_cuda_of(job.machine, design_);
   }
 
   void start(rt::MessagingLayer& layer) override {
     const rt::Job& job = layer.job();
     const Where where = job.machine.where;
     gpu_ = gpu::gpu_of(job.machine, where);
-    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine), design_);
+    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine, design_), design_);
     Rng rng = job.rng(7100);
     for (const DdtbenchSet& set : ddtbench_sets(test_, rng)) layouts_.push_back(set.type.layout());
     latency_.assign(layouts_.size(), 0);

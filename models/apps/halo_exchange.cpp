@@ -80,13 +80,13 @@ class HaloExchange final : public Workload {
                  " process grid leaves subdomains narrower than the halo (" + std::to_string(domain_.halo) +
                  " lines); use fewer ranks or more points");
     (void)gpu::gpu_of(job.machine, where);
-    (void)rt::mvapich2_cuda_of(job.machine);
+    (void)rt::mvapich2_cuda_of(job.machine, design_);
   }
 
   void start(rt::MessagingLayer& layer) override {
     const rt::Job& job = layer.job();
     gpu_ = gpu::gpu_of(job.machine, job.machine.where);
-    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine), design_);
+    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine, design_), design_);
     grid_ = ProcessGrid::of(job.size());
     for (Rank r = 0; r < job.size(); ++r) plans_.push_back(plan(r));
     end_.assign(plans_.size(), 0);

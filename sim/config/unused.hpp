@@ -14,10 +14,15 @@ namespace torsim {
 struct UnusedInput {
   Where where;
   std::string message;
+  bool preset_may_give = false;  // not_used_unless_preset
 };
 
 /// Fails at `where` with `message`, unless an UnusedInputLog on this thread collects it.
 void not_used(const Where& where, const std::string& message);
+
+/// Input a machine preset may give for other runs (the calibration of a design this run does not
+/// choose): noted only while a log collects, whose owner drops it unless the scenario gave it.
+void not_used_unless_preset(const Where& where, const std::string& message);
 
 /// Collects this thread's not_used() calls while it exists (logs nest; the innermost collects).
 class UnusedInputLog {
@@ -31,6 +36,7 @@ class UnusedInputLog {
 
  private:
   friend void not_used(const Where&, const std::string&);
+  friend void not_used_unless_preset(const Where&, const std::string&);
   UnusedInputLog* outer_;
   std::vector<UnusedInput> entries_;
 };

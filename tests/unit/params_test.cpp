@@ -238,10 +238,12 @@ TEST_CASE("a choice bound to an enum maps every declared name and nothing else",
 TEST_CASE("unused input fails at once unless a log collects it", "[params]") {
   const Where where("f.json", "/workload/window");
   CHECK_THROWS_AS(not_used(where, "window is read only with X"), InputError);
+  not_used_unless_preset(where, "no log: nothing happens");
   const UnusedInputLog log;
   not_used(where, "window is read only with X");
-  not_used(where / "inner", "inner is read only with Y");
+  not_used_unless_preset(where / "inner", "a preset may give it");
   REQUIRE(log.entries().size() == 2);
   CHECK(log.entries()[0].where.pointer() == "/workload/window");
-  CHECK(log.entries()[1].message == "inner is read only with Y");
+  CHECK_FALSE(log.entries()[0].preset_may_give);
+  CHECK(log.entries()[1].preset_may_give);
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <stdexcept>
 
 #include "sim/config/fields.hpp"
+#include "sim/config/unused.hpp"
 
 namespace torsim::rt {
 
@@ -36,6 +38,9 @@ constexpr Field<Mvapich2CudaParams> kFields[] = {
                                             "preset"}),
 };
 constexpr auto kSpecs = specs_of(kFields);
+// The keys only one design reads.
+constexpr std::string_view kBaselineKeys[] = {"pipeline_block", "network_block"};
+constexpr std::string_view kOverlapKeys[] = {"chunk", "streams"};
 
 // Notes of one message use tags above the workloads' and below kPersistent: 4 per message tag.
 constexpr Tag kNotes = 1 << 27;
@@ -58,9 +63,16 @@ const ParamTable kMvapich2CudaParams{"machine.runtimes.mpi_cuda",
                                      "a node or across the network (models/runtime/cuda/mvapich2_cuda.hpp).",
                                      kSpecs};
 
-Mvapich2CudaParams mvapich2_cuda_of(const Machine& machine) {
+Mvapich2CudaParams mvapich2_cuda_of(const Machine& machine, GpuDesign design) {
   const Json spec = machine.runtimes.value("mpi_cuda", Json::object());  // the reader refers to it
-  return parse_mvapich2_cuda(ParamReader(spec, machine.where / "runtimes" / "mpi_cuda", kMvapich2CudaParams));
+  const Where where = machine.where / "runtimes" / "mpi_cuda";
+  const bool baseline = design == GpuDesign::baseline;
+  for (const std::string_view key : baseline ? std::span(kOverlapKeys) : std::span(kBaselineKeys))
+    if (spec.contains(key))
+      not_used_unless_preset(where / key, std::string(key) + " is not used by MVAPICH2-CUDA's " +
+                                              (baseline ? "baseline" : "overlap") + " design (it calibrates the " +
+                                              (baseline ? "overlap" : "baseline") + " design)");
+  return parse_mvapich2_cuda(ParamReader(spec, where, kMvapich2CudaParams));
 }
 
 Mvapich2Cuda::Mvapich2Cuda(MessagingLayer& layer, const gpu::GpuParams& gpu, const Mvapich2CudaParams& params,

@@ -61,8 +61,9 @@ struct Mvapich2CudaParams {
 };
 
 extern const ParamTable kMvapich2CudaParams;
-/// The machine's "runtimes.mpi_cuda" parameters.
-Mvapich2CudaParams mvapich2_cuda_of(const Machine& machine);
+/// The machine's "runtimes.mpi_cuda" parameters, for `design`: a scenario that gives a key of
+/// the other design gives input nobody reads (not_used_unless_preset: a preset calibrates both).
+Mvapich2CudaParams mvapich2_cuda_of(const Machine& machine, GpuDesign design);
 
 /// Message tags a workload gives Mvapich2Cuda transfers are below this.
 inline constexpr Tag kMvapich2CudaTags = 1 << 24;
