@@ -128,6 +128,8 @@ SENSITIVITY = [
     ("ties always + (BookSim: its plus-ties figure)", {}, "plus"),
     ("added: an output channel reallocated 1 ns after a tail (`vc_allocation_delay`, BookSim's vc_alloc_delay)",
      {"vc_allocation_delay": "1ns"}, "random"),
+    ("added: an output channel held one unit at a time, reallocated 1 ps after a tail (`vc_allocation_delay` 1ps)",
+     {"vc_allocation_delay": "1ps"}, "random"),
 ]
 SENSITIVITY_LOADS = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]
 
@@ -256,9 +258,13 @@ def section(results, data, command, sensitivity_rows):
               "the output's round-robin between inputs flit by flit is not: two packets contending for one "
               "output go one after the other, where BookSim interleaves them and holds both inputs for both "
               "packets' time). BookSim's output channel reallocation after a tail (`vc_alloc_delay`) is a "
-              "router parameter (`vc_allocation_delay`) but is left out above: with whole-unit windows its "
-              "1-cycle gap costs far more than in BookSim, where the other channel's flits fill it (last row "
-              "of the sensitivity table); the cause is not established. Flit-by-flit interleaving is the "
+              "router parameter (`vc_allocation_delay`) but is left out above: what it costs is the hold of an "
+              "output channel by one unit at a time, not BookSim's cycle (the last two rows of the sensitivity "
+              "table: 1 ps costs what 1 ns does). torsim books a unit's window when the unit is decided, often "
+              "behind other bookings of the link, and the hold lasts from then to that window's end, where "
+              "BookSim allocates the channel when the head is ready and sends its flits as the switch grants "
+              "them; without the hold a unit may take a gap of the link before the previous unit of its channel "
+              "has finished. Flit-by-flit interleaving is the "
               "candidate for config B's saturation excess, and so for its latency at 0.9 of saturation; it is not "
               "modelled because a unit's booking fixes its tail, its arrival downstream and its credit when it "
               "is made, and a contender that comes later would have to stretch them.", "", END]
