@@ -1,10 +1,12 @@
 #include "models/runtime/raw.hpp"
 
+#include "models/runtime/layer_params.hpp"
+
 namespace torsim::rt {
 
 namespace {
 constexpr ParamSpec kSpecs[] = {
-    {"layer", ParamKind::text, "raw", "", "", "", "messaging layer name", "-"},
+    layer_spec("raw"),
 };
 
 // A one-sided operation in progress: lives in the initiator's coroutine frame.

@@ -78,10 +78,11 @@ T read_as(const ParamReader& r, const ParamSpec& s) {
 }  // namespace detail
 
 /// A parameter that fills `Member`; a kind the member's type cannot hold does not compile.
-template <auto Member>
-constexpr Field<typename detail::MemberOf<decltype(Member)>::owner> bind(ParamSpec spec) {
-  using S = typename detail::MemberOf<decltype(Member)>::owner;
+/// S is the struct the table fills: the member's own, or one derived from it (shared rows).
+template <auto Member, class S = typename detail::MemberOf<decltype(Member)>::owner>
+constexpr Field<S> bind(ParamSpec spec) {
   using T = typename detail::MemberOf<decltype(Member)>::type;
+  static_assert(std::is_base_of_v<typename detail::MemberOf<decltype(Member)>::owner, S>);
   if (!detail::holds<T>(spec.kind)) throw std::logic_error("the member's type cannot hold this parameter's kind");
   return {spec, [](const ParamReader& r, const ParamSpec& s, S& out) { out.*Member = detail::read_as<T>(r, s); }};
 }
@@ -139,21 +140,40 @@ constexpr Field<S> unbound(ParamSpec spec) {
   return {spec, nullptr};
 }
 
+/// The fields of `shared` followed by `own`: a table that begins with rows other tables share.
+template <class S, std::size_t N, std::size_t M>
+constexpr std::array<Field<S>, N + M> join(const std::array<Field<S>, N>& shared, const Field<S> (&own)[M]) {
+  std::array<Field<S>, N + M> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = shared[i];
+  for (std::size_t i = 0; i < M; ++i) out[N + i] = own[i];
+  return out;
+}
+
 /// The table rows of a field list, in its order.
 template <class S, std::size_t N>
-constexpr std::array<ParamSpec, N> specs_of(const Field<S> (&fields)[N]) {
+constexpr std::array<ParamSpec, N> specs_of(const std::array<Field<S>, N>& fields) {
   std::array<ParamSpec, N> specs{};
   for (std::size_t i = 0; i < N; ++i) specs[i] = fields[i].spec;
   return specs;
 }
 
+template <class S, std::size_t N>
+constexpr std::array<ParamSpec, N> specs_of(const Field<S> (&fields)[N]) {
+  return specs_of(std::to_array(fields));
+}
+
 /// A value-initialised S with every bound parameter read (given, or its declared default).
 template <class S, std::size_t N>
-S parse_fields(const ParamReader& r, const Field<S> (&fields)[N]) {
+S parse_fields(const ParamReader& r, const std::array<Field<S>, N>& fields) {
   S out{};
   for (const Field<S>& f : fields)
     if (f.fill) f.fill(r, f.spec, out);
   return out;
+}
+
+template <class S, std::size_t N>
+S parse_fields(const ParamReader& r, const Field<S> (&fields)[N]) {
+  return parse_fields(r, std::to_array(fields));
 }
 
 }  // namespace torsim

@@ -247,3 +247,30 @@ TEST_CASE("unused input fails at once unless a log collects it", "[params]") {
   CHECK_FALSE(log.entries()[0].preset_may_give);
   CHECK(log.entries()[1].preset_may_give);
 }
+
+namespace {
+struct SharedCosts {
+  Time cost = 0;
+};
+struct WithShared : SharedCosts {
+  std::int64_t count = 0;
+};
+constexpr std::array<Field<WithShared>, 1> kSharedRows = {
+    bind<&SharedCosts::cost, WithShared>({"cost", ParamKind::time, "5ns", "ns", "0ns", "1ms", "a cost", "-"})};
+constexpr Field<WithShared> kOwnRows[] = {
+    bind<&WithShared::count>({"count", ParamKind::integer, "3", "", "1", "10", "a count", "-"})};
+constexpr auto kJoined = join(kSharedRows, kOwnRows);
+constexpr auto kJoinedSpecs = specs_of(kJoined);
+const ParamTable kJoinedTable{"joined", "For tests.", kJoinedSpecs};
+}  // namespace
+
+TEST_CASE("shared rows fill the base of the struct a joined table fills", "[params]") {
+  static_assert(kJoinedSpecs[0].name == "cost" && kJoinedSpecs[1].name == "count");
+  const Json given = Json::parse(R"({"cost": "7ns", "count": 4})");
+  const WithShared w = parse_fields(ParamReader(given, Where("f.json", "/x"), kJoinedTable), kJoined);
+  CHECK(w.cost == 7 * kNanosecond);
+  CHECK(w.count == 4);
+  const WithShared d = parse_fields(ParamReader(Json::object(), Where("f.json", "/x"), kJoinedTable), kJoined);
+  CHECK(d.cost == 5 * kNanosecond);
+  CHECK(d.count == 3);
+}

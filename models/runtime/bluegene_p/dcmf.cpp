@@ -1,6 +1,7 @@
 #include "models/runtime/bluegene_p/dcmf.hpp"
 
 #include "models/collectives/collectives.hpp"
+#include "models/runtime/layer_params.hpp"
 #include "sim/config/fields.hpp"
 
 namespace torsim::rt {
@@ -8,7 +9,7 @@ namespace torsim::rt {
 namespace {
 
 constexpr Field<DcmfParams> kDcmfFields[] = {
-    unbound<DcmfParams>({"layer", ParamKind::text, "dcmf", "", "", "", "messaging layer name", "-"}),
+    layer_field<DcmfParams>("dcmf"),
     bind<&DcmfParams::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
                                  "DCMF_Send: descriptor and header into an injection FIFO", "preset"}),
     bind<&DcmfParams::put_cpu>({"put_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",

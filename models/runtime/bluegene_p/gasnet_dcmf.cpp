@@ -1,12 +1,13 @@
 #include "models/runtime/bluegene_p/gasnet_dcmf.hpp"
 
+#include "models/runtime/layer_params.hpp"
 #include "sim/config/fields.hpp"
 
 namespace torsim::rt {
 
 namespace {
 constexpr Field<GasnetParams> kFields[] = {
-    unbound<GasnetParams>({"layer", ParamKind::text, "gasnet_dcmf", "", "", "", "messaging layer name", "-"}),
+    layer_field<GasnetParams>("gasnet_dcmf"),
     bind<&GasnetParams::put_cpu>(
         {"put_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
          "gasnet_put(_nb): the extended API's path to DCMF_Put (an op handle, the target address)", "preset"}),

@@ -1,5 +1,6 @@
 #include "models/runtime/bluegene_p/mpich_dcmf.hpp"
 
+#include "models/runtime/layer_params.hpp"
 #include "sim/config/fields.hpp"
 #include "sim/core/slot_pool.hpp"
 
@@ -8,7 +9,7 @@ namespace torsim::rt {
 namespace {
 
 constexpr Field<MpichDcmfParams> kMpiFields[] = {
-    unbound<MpichDcmfParams>({"layer", ParamKind::text, "mpi_dcmf", "", "", "", "messaging layer name", "-"}),
+    layer_field<MpichDcmfParams>("mpi_dcmf"),
     bind<&MpichDcmfParams::header>({"header", ParamKind::size, "16B", "B", "0B", "1KiB",
                                     "MPI envelope carried with each message",
                                     "[C-code] MPICH dcmfd (pmodels/mpich src/mpid/dcmfd @ fbe1f262): 16 B MPI header"}),

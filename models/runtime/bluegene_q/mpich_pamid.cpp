@@ -2,13 +2,14 @@
 
 #include <algorithm>
 
+#include "models/runtime/layer_params.hpp"
 #include "sim/config/fields.hpp"
 
 namespace torsim::rt {
 
 namespace {
 constexpr Field<MpichPamidParams> kFields[] = {
-    unbound<MpichPamidParams>({"layer", ParamKind::text, "mpi_pami", "", "", "", "messaging layer name", "-"}),
+    layer_field<MpichPamidParams>("mpi_pami"),
     bind<&MpichPamidParams::header>({"header", ParamKind::size, "16B", "B", "0B", "1KiB",
                                      "MPI header sent with each message", "[C-code] MPICH pamid (v3.1, 82f13590)"}),
     bind<&MpichPamidParams::short_max>(

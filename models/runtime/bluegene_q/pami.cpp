@@ -1,12 +1,13 @@
 #include "models/runtime/bluegene_q/pami.hpp"
 
+#include "models/runtime/layer_params.hpp"
 #include "sim/config/fields.hpp"
 
 namespace torsim::rt {
 
 namespace {
 constexpr Field<PamiParams> kFields[] = {
-    unbound<PamiParams>({"layer", ParamKind::text, "pami", "", "", "", "messaging layer name", "-"}),
+    layer_field<PamiParams>("pami"),
     bind<&PamiParams::header>({"header", ParamKind::size, "0B", "B", "0B", "1KiB",
                                "application header sent with each message",
                                "assumption: the benchmark sends its data alone"}),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/runtime/layer_params.hpp"
 #include "sim/config/fields.hpp"
 
 namespace torsim::rt {
@@ -21,14 +22,14 @@ constexpr Field<CharmParams> kCharmFields[] = {
 };
 constexpr auto kCharmSpecs = specs_of(kCharmFields);
 constexpr Field<CharmMpiParams> kCharmMpiFields[] = {
-    unbound<CharmMpiParams>({"layer", ParamKind::text, "charm_mpi", "", "", "", "messaging layer name", "-"}),
+    layer_field<CharmMpiParams>("charm_mpi"),
     bind<&CharmMpiParams::iprobe_cpu>(
         {"iprobe_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
          "an MPI_Iprobe(MPI_ANY_SOURCE) that finds a message, and its MPI_Get_count, in the progress loop", "preset"}),
 };
 constexpr auto kCharmMpiSpecs = specs_of(kCharmMpiFields);
 constexpr Field<CharmUgniParams> kCharmUgniFields[] = {
-    unbound<CharmUgniParams>({"layer", ParamKind::text, "charm_ugni", "", "", "", "messaging layer name", "-"}),
+    layer_field<CharmUgniParams>("charm_ugni"),
     bind<&CharmUgniParams::fma_bte_threshold>({"fma_bte_threshold", ParamKind::size, "2048B", "B", "0B", "1GiB",
                                                "GETs of this size or more use BTE",
                                                "[C-code] Charm++ gemini_gni machine.c, 2011"}),

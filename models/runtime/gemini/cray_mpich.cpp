@@ -8,16 +8,7 @@ namespace torsim::rt {
 
 namespace {
 
-constexpr Field<CrayMpichParams> kMpiFields[] = {
-    unbound<CrayMpichParams>({"layer", ParamKind::text, "mpi", "", "", "", "messaging layer name", "-"}),
-    bind<&CrayMpichParams::header>({"header", ParamKind::size, kRequired, "B", "0B", "1KiB",
-                                    "MPI envelope bytes carried with each message", "preset"}),
-    bind<&CrayMpichParams::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-                                      "MPI_Isend software path on the sender's core", "preset"}),
-    bind<&CrayMpichParams::recv_cpu>({"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-                                      "MPI receive completion on the receiver's core", "preset"}),
-    bind<&CrayMpichParams::match_cpu>(
-        {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"}),
+constexpr Field<CrayMpichParams> kOwnFields[] = {
     bind<&CrayMpichParams::match_entry_cpu>(
         {"match_entry_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
          "tag matching, per entry of the queue searched (posted receives for an arrival, unexpected messages for a "
@@ -59,6 +50,7 @@ constexpr Field<CrayMpichParams> kMpiFields[] = {
                                           "MPI_Put/MPI_Get synchronisation (lock, flush) on the origin's core",
                                           "preset"}),
 };
+constexpr auto kMpiFields = join(mpi_fields<CrayMpichParams>("mpi"), kOwnFields);
 constexpr auto kMpiSpecs = specs_of(kMpiFields);
 
 }  // namespace

@@ -11,15 +11,15 @@
 #include <unordered_set>
 
 #include "models/runtime/gemini/gemini_layer.hpp"
+#include "models/runtime/layer_params.hpp"
 
 namespace torsim::rt {
 
 extern const ParamTable kCrayMpichLayerParams;
 
 // Every field is read by parse_cray_mpich from its declaration in cray_mpich.cpp, which holds the default.
-struct CrayMpichParams {
-  Bytes header = 0;
-  Time send_cpu = 0, recv_cpu = 0, match_cpu = 0, match_entry_cpu = 0;
+struct CrayMpichParams : MpiCosts {
+  Time match_entry_cpu = 0;
   Time progress_cpu = 0, test_cpu = 0, connect_cpu = 0;
   bool dynamic_connections = false;
   Bytes vshort_small = 0, vshort_medium = 0, vshort_large = 0;  // E0 limit by job size

@@ -1,5 +1,6 @@
 #include "models/runtime/gemini/ugni.hpp"
 
+#include "models/runtime/layer_params.hpp"
 #include "sim/config/fields.hpp"
 
 namespace torsim::rt {
@@ -7,7 +8,7 @@ namespace torsim::rt {
 namespace {
 
 constexpr Field<UgniParams> kUgniFields[] = {
-    unbound<UgniParams>({"layer", ParamKind::text, "ugni", "", "", "", "messaging layer name", "-"}),
+    layer_field<UgniParams>("ugni"),
     bind<&UgniParams::fma_bte_threshold>({"fma_bte_threshold", ParamKind::size, "2048B", "B", "0B", "1GiB",
                                           "RDMA of this size or more uses BTE, less FMA",
                                           "[C-code] Charm++ gemini_gni machine.c, 2011 (1024 B later)"}),

@@ -8,17 +8,7 @@ namespace torsim::rt {
 
 namespace {
 
-constexpr Field<Mvapich2Params> kMpiFields[] = {
-    unbound<Mvapich2Params>({"layer", ParamKind::text, "mpi", "", "", "", "messaging layer name", "-"}),
-    bind<&Mvapich2Params::header>({"header", ParamKind::size, kRequired, "B", "0B", "1KiB",
-                                   "MPI packet header carried with each message", "preset"}),
-    bind<&Mvapich2Params::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-                                     "MPI_Isend software path on the sender's core", "preset"}),
-    bind<&Mvapich2Params::recv_cpu>({"recv_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-                                     "taking a message in and completing its request, on the receiver's core",
-                                     "preset"}),
-    bind<&Mvapich2Params::match_cpu>(
-        {"match_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms", "tag matching of one message", "preset"}),
+constexpr Field<Mvapich2Params> kOwnFields[] = {
     bind<&Mvapich2Params::rma_sync_cpu>({"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
                                          "MPI_Put/MPI_Get synchronisation on the origin's core", "preset"}),
     bind<&Mvapich2Params::fast_path_size>({"fast_path_size", ParamKind::size, kRequired, "B", "0B", "1MiB",
@@ -49,6 +39,7 @@ constexpr Field<Mvapich2Params> kMpiFields[] = {
     bind<&Mvapich2Params::smp_block>({"smp_block", ParamKind::size, kRequired, "B", "1B", "1GiB",
                                       "block of the copy pipeline within a node", "preset"}),
 };
+constexpr auto kMpiFields = join(mpi_fields<Mvapich2Params>("mpi"), kOwnFields);
 constexpr auto kMpiSpecs = specs_of(kMpiFields);
 
 // Counts work requests down to their local completions.

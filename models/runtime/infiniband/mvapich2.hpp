@@ -16,14 +16,14 @@
 #include <unordered_map>
 
 #include "models/runtime/infiniband/infiniband_layer.hpp"
+#include "models/runtime/layer_params.hpp"
 
 namespace torsim::rt {
 
 extern const ParamTable kMvapich2LayerParams;
 
-struct Mvapich2Params {
-  Bytes header = 0;
-  Time send_cpu = 0, recv_cpu = 0, match_cpu = 0, rma_sync_cpu = 0;
+struct Mvapich2Params : MpiCosts {
+  Time rma_sync_cpu = 0;
   Bytes fast_path_size = 0;   // message + header through the RDMA fast path, at most
   int fast_path_buffers = 0;  // ring slots per peer
   int fast_path_peers = 0;    // senders a rank gives a ring to

@@ -1,11 +1,13 @@
 #include "models/runtime/infiniband/verbs.hpp"
 
+#include "models/runtime/layer_params.hpp"
+
 namespace torsim::rt {
 
 namespace {
 
 constexpr ParamSpec kVerbsSpecs[] = {
-    {"layer", ParamKind::text, "verbs", "", "", "", "messaging layer name", "-"},
+    layer_spec("verbs"),
     {"receive_depth", ParamKind::integer, "64", "", "1", "100000",
      "receives each rank posts per connection before the first message (one is posted again per message)",
      "assumption: enough that a benchmark never waits for one"},

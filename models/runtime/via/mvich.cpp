@@ -1,5 +1,6 @@
 #include "models/runtime/via/mvich.hpp"
 
+#include "models/runtime/layer_params.hpp"
 #include "models/runtime/via/collectives.hpp"
 #include "sim/config/fields.hpp"
 
@@ -8,7 +9,7 @@ namespace torsim::rt {
 namespace {
 
 constexpr Field<MvichParams> kViaMpiFields[] = {
-    unbound<MvichParams>({"layer", ParamKind::text, "via_mpi", "", "", "", "messaging layer name", "-"}),
+    layer_field<MvichParams>("via_mpi"),
     bind<&MvichParams::header>({"header", ParamKind::size, kRequired, "B", "0B", "1KiB",
                                 "MPI envelope bytes sent with each message", "preset"}),
     bind<&MvichParams::send_cpu>({"send_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",

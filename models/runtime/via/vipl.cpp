@@ -1,10 +1,12 @@
 #include "models/runtime/via/vipl.hpp"
 
+#include "models/runtime/layer_params.hpp"
+
 namespace torsim::rt {
 
 namespace {
 constexpr ParamSpec kViplSpecs[] = {
-    {"layer", ParamKind::text, "vipl", "", "", "", "messaging layer name", "-"},
+    layer_spec("vipl"),
 };
 }  // namespace
 
