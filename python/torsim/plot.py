@@ -1,6 +1,7 @@
 """`torsim plot RESULTS_DIR [--out FILE]`: a run's series drawn in one PNG, one panel per series
 (each point of a sweep a curve, its second column against its first), or, for a sweep without
-series, one panel per metric against the sweep's points. The style is the validation plots'
+series, one panel per metric against the swept key with the most values (numeric keys first),
+one line per combination of the other keys. The style is the validation plots'
 (validation/plot_report.py).
 
 Usage: python3 -m torsim.plot RESULTS_DIR OUT_PNG  (torsim plot runs it). Exit 2, with one line
@@ -73,11 +74,52 @@ def draw_series(ax, name, points):
         ax.set_yscale("log")
 
 
+def short(key):
+    return key.rsplit(".", 1)[-1]
+
+
+def metric_layout(points):
+    """How a sweep's metrics are drawn: against the swept key with the most distinct values
+    (numeric keys first, so a size or a node count is an axis), one line per combination of the
+    other keys that vary. Returns (x_key, numeric, [(line_label, [point, ...]), ...])."""
+    keys = list(points[0]["sweep"])
+    distinct = {k: list(dict.fromkeys(json.dumps(p["sweep"].get(k)) for p in points)) for k in keys}
+    varying = [k for k in keys if len(distinct[k]) > 1] or keys[:1]
+
+    def numeric(k):
+        return all(isinstance(p["sweep"].get(k), (int, float)) and not isinstance(p["sweep"].get(k), bool)
+                   for p in points)
+
+    x_key = max(varying, key=lambda k: (numeric(k), len(distinct[k]), -varying.index(k)))
+    others = [k for k in varying if k != x_key]
+    lines = {}
+    for p in points:
+        text = ", ".join(f"{short(k)}={label_value(p['sweep'].get(k))}" for k in others)
+        lines.setdefault(text, []).append(p)
+    return x_key, numeric(x_key), list(lines.items())
+
+
+def label_value(v):
+    return v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
+
+
 def draw_metric(ax, name, points):
-    ax.plot(range(len(points)), [p["metrics"].get(name, float("nan")) for p in points], marker="o", markersize=3)
-    ax.set_xticks(range(len(points)))
-    ax.set_xticklabels([label(p) for p in points], rotation=30, ha="right", fontsize=6)
-    ax.set_ylabel(name)
+    x_key, numeric, lines = metric_layout(points)
+    categories = list(dict.fromkeys(label_value(p["sweep"].get(x_key)) for p in points))
+    for text, members in lines:
+        xs = [p["sweep"][x_key] if numeric else categories.index(label_value(p["sweep"].get(x_key)))
+              for p in members]
+        ys = [p["metrics"].get(name, float("nan")) for p in members]
+        ax.plot(xs, ys, marker="o", markersize=3, label=text or None)
+    if not numeric:
+        ax.set_xticks(range(len(categories)))
+        ax.set_xticklabels(categories, rotation=20 if len(categories) > 4 else 0, ha="right", fontsize=7)
+    elif wide([p["sweep"][x_key] for p in points]):
+        ax.set_xscale("log", base=2)
+    elif len(categories) <= MAX_LEGEND and all(isinstance(p["sweep"][x_key], int) for p in points):
+        ax.set_xticks(sorted({p["sweep"][x_key] for p in points}))
+    ax.set_xlabel(x_key)
+    ax.set_ylabel(name, fontsize=8)
 
 
 def main(argv):
@@ -105,8 +147,17 @@ def main(argv):
         if kind == "series" and 1 < len(points) <= MAX_LEGEND:
             ax.legend(fontsize=8)
     sweep = points[0].get("sweep")
-    title = f"{len(points)} points of {', '.join(sweep)}" if sweep else "one run"
+    title = f"{len(points)} points of {' x '.join(short(k) for k in sweep)}" if sweep else "one run"
     fig.suptitle(f"{doc['scenario']['name']}: {title}", fontsize=9)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    if panels[0][0] == "metric" and 1 < len(labels) <= MAX_LEGEND:
+        # The same lines in every panel: one legend, below them.
+        columns = 2 if max(len(t) for t in labels) <= 55 else 1
+        fig.legend(handles, labels, loc="lower center", ncol=columns, fontsize=6, frameon=False)
+        rows = (len(labels) + columns - 1) // columns
+        fig.tight_layout(rect=(0, 0.13 * rows / (1.2 + 2.9 * len(panels)) + 0.005, 1, 0.99))
+        fig.savefig(out, dpi=110, metadata={"Software": None})
+        return
     fig.tight_layout()
     fig.savefig(out, dpi=110, metadata={"Software": None})
 

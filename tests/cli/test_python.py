@@ -132,6 +132,19 @@ class Package(Scratch):
         self.assertIn("drawing needs python3 with matplotlib", proc.stderr)
         self.assertFalse(os.path.exists(self.path("none.png")) or os.path.exists(self.path("bare.png")))
 
+    def test_a_sweep_of_several_keys_is_drawn_against_its_numeric_key_one_line_per_other_value(self):
+        from torsim.plot import metric_layout
+        points = [{"sweep": {"machine.topology.routing": r, "workload.size": "4KiB", "workload.distance": d},
+                   "metrics": {"t": d}} for r in ("dimension_order", "minimal_adaptive") for d in (1, 2, 3)]
+        x_key, numeric, lines = metric_layout(points)
+        self.assertEqual((x_key, numeric), ("workload.distance", True))  # fewer values but not numeric: a line
+        self.assertEqual([text for text, _ in lines], ["routing=dimension_order", "routing=minimal_adaptive"])
+        self.assertEqual([[p["sweep"]["workload.distance"] for p in members] for _, members in lines],
+                         [[1, 2, 3], [1, 2, 3]])
+        # No numeric key: the key with the most values is the axis, as categories.
+        names = [{"sweep": {"a": a, "b": b}, "metrics": {}} for a in ("x", "y") for b in ("p", "q", "r")]
+        self.assertEqual(metric_layout(names)[:2], ("b", False))
+
     def test_pip_install_editable(self):
         venv = self.path("venv")
         subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
