@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "sim/config/fields.hpp"
 #include "sim/core/random.hpp"
 #include "topologies/memory_estimate.hpp"
 
@@ -12,50 +13,71 @@ namespace torsim::topo {
 
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"type", ParamKind::text, kRequired, "", "", "", "fat_tree", "-"},
-    {"levels", ParamKind::object_list, kUnset, "", "", "",
-     "switch levels, leaves first, two or three; see "
-     "topology.levels. Instead of leaves, nodes_per_leaf, oversubscription and spines",
-     "-"},
-    {"leaves", ParamKind::integer, kUnset, "", "1", "4096", "leaf switches per rail (a two-level tree)", "preset"},
-    {"nodes_per_leaf", ParamKind::integer, kUnset, "", "1", "1024", "nodes attached to each leaf (a two-level tree)",
-     "preset"},
-    {"oversubscription", ParamKind::number, "1", "", "1", "64",
-     "nodes per leaf over uplinks per leaf; each leaf has ceil(nodes_per_leaf / oversubscription) uplinks", "preset"},
-    {"spines", ParamKind::integer, kUnset, "", "1", "4096",
-     "spine switches per rail (default: one per uplink of a leaf); a leaf's uplinks are spread evenly over them",
-     "preset"},
-    {"switch_ports", ParamKind::integer, kUnset, "", "2", "1024",
-     "ports of the crossbar every switch is built from; when given, each switch's ports in use are checked "
-     "against it",
-     "[C] 36 for InfiniBand QDR and FDR switch ASICs (vendor switch descriptions)"},
-    {"rails", ParamKind::integer, "1", "", "1", "2", "independent copies of the fabric; a node has an HCA on each",
-     "preset"},
-    {"link_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
-     "switch-to-switch link bandwidth per direction, wire bytes per second", "preset"},
-    {"link_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms", "traversal latency of one switch", "preset"},
-    {"routing", ParamKind::choice, "dmodk", "", "", "",
-     "dmodk: up port by destination modulo the up ports (OpenSM ftree's aim); minhop: OpenSM's default, minimal "
-     "ports balanced by destinations already assigned, in LID order; random: a random minimal port per switch and "
-     "destination; adaptive: per packet the least loaded minimal port",
-     "preset", "dmodk|minhop|random|adaptive"},
-    {"lid_order", ParamKind::choice, "random", "", "", "",
-     "order in which minhop takes the destinations: random (LIDs as a first sweep assigns them, in port GUID "
-     "order, which has nothing to do with where nodes sit) or node (LIDs follow the node ids)",
-     "assumption: OpenSM's LID manager assigns LIDs in port GUID order", "node|random"},
-    {"routing_seed", ParamKind::integer, "1", "", "0", "",
-     "draws of random routing and of minhop's random LID "
-     "order: the fabric's own, not the scenario's seed",
-     "-"},
+constexpr ChoiceName<FatTreeRouting> kRoutingNames[] = {{"dmodk", FatTreeRouting::dmodk},
+                                                        {"minhop", FatTreeRouting::minhop},
+                                                        {"random", FatTreeRouting::random},
+                                                        {"adaptive", FatTreeRouting::adaptive}};
+constexpr ChoiceName<bool> kLidOrderNames[] = {{"node", false}, {"random", true}};
+
+using S = FatTreeShape;
+// The levels come from 'levels' or from the two-level keys (make_fat_tree reads them).
+constexpr Field<S> kFields[] = {
+    unbound<S>({"type", ParamKind::text, kRequired, "", "", "", "fat_tree", "-"}),
+    unbound<S>({"levels", ParamKind::object_list, kUnset, "", "", "",
+                "switch levels, leaves first, two or three; see "
+                "topology.levels. Instead of leaves, nodes_per_leaf, oversubscription and spines",
+                "-"}),
+    unbound<S>(
+        {"leaves", ParamKind::integer, kUnset, "", "1", "4096", "leaf switches per rail (a two-level tree)", "preset"}),
+    unbound<S>({"nodes_per_leaf", ParamKind::integer, kUnset, "", "1", "1024",
+                "nodes attached to each leaf (a two-level tree)", "preset"}),
+    unbound<S>({"oversubscription", ParamKind::number, "1", "", "1", "64",
+                "nodes per leaf over uplinks per leaf; each leaf has ceil(nodes_per_leaf / oversubscription) uplinks",
+                "preset"}),
+    unbound<S>(
+        {"spines", ParamKind::integer, kUnset, "", "1", "4096",
+         "spine switches per rail (default: one per uplink of a leaf); a leaf's uplinks are spread evenly over them",
+         "preset"}),
+    unbound<S>({"switch_ports", ParamKind::integer, kUnset, "", "2", "1024",
+                "ports of the crossbar every switch is built from; when given, each switch's ports in use are checked "
+                "against it",
+                "[C] 36 for InfiniBand QDR and FDR switch ASICs (vendor switch descriptions)"}),
+    bind<&S::rails>({"rails", ParamKind::integer, "1", "", "1", "2",
+                     "independent copies of the fabric; a node has an HCA on each", "preset"}),
+    bind<&S::bandwidth>({"link_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+                         "switch-to-switch link bandwidth per direction, wire bytes per second", "preset"}),
+    bind<&S::latency>(
+        {"link_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms", "traversal latency of one switch", "preset"}),
+    bind_choice<&S::routing, kRoutingNames>(
+        {"routing", ParamKind::choice, "dmodk", "", "", "",
+         "dmodk: up port by destination modulo the up ports (OpenSM ftree's aim); minhop: OpenSM's default, minimal "
+         "ports balanced by destinations already assigned, in LID order; random: a random minimal port per switch and "
+         "destination; adaptive: per packet the least loaded minimal port",
+         "preset", "dmodk|minhop|random|adaptive"}),
+    bind_choice<&S::random_lid_order, kLidOrderNames>(
+        {"lid_order", ParamKind::choice, "random", "", "", "",
+         "order in which minhop takes the destinations: random (LIDs as a first sweep assigns them, in port GUID "
+         "order, which has nothing to do with where nodes sit) or node (LIDs follow the node ids)",
+         "assumption: OpenSM's LID manager assigns LIDs in port GUID order", "node|random"}),
+    bind<&S::routing_seed>({"routing_seed", ParamKind::integer, "1", "", "0", "",
+                            "draws of random routing and of minhop's random LID "
+                            "order: the fabric's own, not the scenario's seed",
+                            "-"}),
 };
-constexpr ParamSpec kLevelSpecs[] = {
-    {"children", ParamKind::integer, kRequired, "", "1", "1024",
-     "elements below each switch of this level: nodes for a leaf, switches of the level below otherwise", "preset"},
-    {"parents", ParamKind::integer, "0", "", "0", "1024",
-     "switches of the next level each switch of this level connects to (0 at the top level)", "preset"},
-    {"links_per_parent", ParamKind::integer, "1", "", "1", "64", "parallel links to each of them", "preset"},
+constexpr auto kSpecs = specs_of(kFields);
+using L = FatTreeLevel;
+constexpr Field<L> kLevelFields[] = {
+    bind<&L::children>(
+        {"children", ParamKind::integer, kRequired, "", "1", "1024",
+         "elements below each switch of this level: nodes for a leaf, switches of the level below otherwise",
+         "preset"}),
+    bind<&L::parents>({"parents", ParamKind::integer, "0", "", "0", "1024",
+                       "switches of the next level each switch of this level connects to (0 at the top level)",
+                       "preset"}),
+    bind<&L::links_per_parent>(
+        {"links_per_parent", ParamKind::integer, "1", "", "1", "64", "parallel links to each of them", "preset"}),
 };
+constexpr auto kLevelSpecs = specs_of(kLevelFields);
 
 constexpr std::int64_t kMaxNodes = std::int64_t{1} << 22;
 constexpr std::int64_t kMaxTableBytes = std::int64_t{512} << 20;
@@ -307,22 +329,6 @@ std::string FatTree::node_label(NodeId n) const {
   return "leaf " + std::to_string(leaf_of(n)) + "/port " + std::to_string(n % m_[1]);
 }
 
-namespace {
-const char* routing_name(FatTreeRouting r) {
-  switch (r) {
-    case FatTreeRouting::dmodk:
-      return "dmodk";
-    case FatTreeRouting::minhop:
-      return "minhop";
-    case FatTreeRouting::random:
-      return "random";
-    case FatTreeRouting::adaptive:
-      return "adaptive";
-  }
-  return "?";
-}
-}  // namespace
-
 nlohmann::json FatTree::describe() const {
   nlohmann::json levels = nlohmann::json::array();
   for (int l = 1; l <= this->levels(); ++l)
@@ -334,10 +340,10 @@ nlohmann::json FatTree::describe() const {
   nlohmann::json out{{"type", "fat_tree"},
                      {"levels", levels},
                      {"rails", rails_},
-                     {"routing", routing_name(shape_.routing)},
+                     {"routing", name_of(kRoutingNames, shape_.routing)},
                      {"link_bandwidth_Bps", shape_.bandwidth},
                      {"link_latency_ps", shape_.latency}};
-  if (shape_.routing == FatTreeRouting::minhop) out["lid_order"] = shape_.random_lid_order ? "random" : "node";
+  if (shape_.routing == FatTreeRouting::minhop) out["lid_order"] = name_of(kLidOrderNames, shape_.random_lid_order);
   if (!tables_.empty()) out["routing_seed"] = shape_.routing_seed;
   return out;
 }
@@ -376,8 +382,7 @@ std::vector<FatTreeLevel> explicit_levels(const ParamReader& r) {
   std::vector<FatTreeLevel> levels;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const ParamReader level(list[i], r.where("levels") / i, kFatTreeLevelParams);
-    levels.push_back({static_cast<int>(level.integer("children")), static_cast<int>(level.integer("parents")),
-                      static_cast<int>(level.integer("links_per_parent"))});
+    levels.push_back(parse_fields(level, kLevelFields));
     const bool top = i + 1 == list.size();
     if (top != (levels.back().parents == 0))
       level.where("parents").fail(top ? "the top level has no parents: expected 0"
@@ -439,17 +444,8 @@ void check_shape(const ParamReader& r, const FatTreeShape& s) {
 }  // namespace
 
 std::unique_ptr<Topology> make_fat_tree(const ParamReader& r, const NodeLinks& node_links) {
-  FatTreeShape s;
+  FatTreeShape s = parse_fields(r, kFields);
   s.levels = r.has("levels") ? explicit_levels(r) : leaf_spine_levels(r);
-  s.rails = static_cast<int>(r.integer("rails"));
-  s.bandwidth = r.rate("link_bandwidth");
-  s.latency = r.time("link_latency");
-  s.routing = r.choice<FatTreeRouting>("routing", {{"dmodk", FatTreeRouting::dmodk},
-                                                   {"minhop", FatTreeRouting::minhop},
-                                                   {"random", FatTreeRouting::random},
-                                                   {"adaptive", FatTreeRouting::adaptive}});
-  s.random_lid_order = r.choice<bool>("lid_order", {{"node", false}, {"random", true}});
-  s.routing_seed = static_cast<std::uint64_t>(r.integer("routing_seed"));
   check_shape(r, s);
   check_fits_in_memory("a fat tree of " + std::to_string(node_count(s)) + " nodes",
                        network_link_count(s) + 2 * node_count(s) * (s.rails - 1), node_count(s), r.where());

@@ -42,22 +42,23 @@ extern const ParamTable kFatTreeParams;
 extern const ParamTable kFatTreeLevelParams;
 
 /// One switch level of a fat tree, leaves first.
+// Both read by make_fat_tree from their declarations in fat_tree.cpp, which hold the defaults.
 struct FatTreeLevel {
-  int children = 1;          // m_l: elements below a switch of this level (nodes for leaves)
+  int children = 0;          // m_l: elements below a switch of this level (nodes for leaves)
   int parents = 0;           // w_{l+1}: switches above each switch of this level (0 at the top)
-  int links_per_parent = 1;  // p_{l+1}: parallel links to each of them
+  int links_per_parent = 0;  // p_{l+1}: parallel links to each of them
 };
 
 enum class FatTreeRouting : std::uint8_t { dmodk, minhop, random, adaptive };
 
 struct FatTreeShape {
   std::vector<FatTreeLevel> levels;  // 2 or 3
-  int rails = 1;
+  int rails = 0;
   Rate bandwidth = 0;
   Time latency = 0;
   FatTreeRouting routing = FatTreeRouting::dmodk;
-  bool random_lid_order = true;    // minhop: LIDs in port GUID order, uncorrelated with the node ids
-  std::uint64_t routing_seed = 1;  // draws of random routing and of the LID order
+  bool random_lid_order = false;   // minhop: LIDs in port GUID order, uncorrelated with the node ids
+  std::uint64_t routing_seed = 0;  // draws of random routing and of the LID order
 };
 
 class FatTree final : public Topology {

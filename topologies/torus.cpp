@@ -6,42 +6,66 @@
 #include <cstring>
 #include <set>
 
+#include "sim/config/fields.hpp"
 #include "topologies/memory_estimate.hpp"
 
 namespace torsim::topo {
 
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"type", ParamKind::text, kRequired, "", "", "", "torus (wrap-around by default) or mesh (no wrap by default)",
-     "-"},
-    {"dims", ParamKind::object_list, kRequired, "", "", "",
-     "one object per dimension, dimension 0 first; see "
-     "topology.dims",
-     "-"},
-    {"concentration", ParamKind::integer, "1", "", "1", "64", "nodes per router (Gemini: 2)", "preset"},
-    {"routing", ParamKind::choice, "dimension_order", "", "", "",
-     "dimension_order: deterministic, ties as `ties` says; minimal_adaptive: any minimal path, the least busy link at "
-     "each router",
-     "preset", "dimension_order|minimal_adaptive"},
-    {"ties", ParamKind::choice, "plus", "", "", "",
-     "dimension order, a destination exactly half-way round a ring of even size: plus: go +; random: + or - at random "
-     "per message and dimension (BookSim's dim_order_torus); coordinate_parity: + from a source whose coordinate "
-     "along the dimension is even, - from an odd one; coordinate_sum_parity: + from a source whose coordinates sum "
-     "to an even number, - otherwise",
-     "preset", "plus|random|coordinate_parity|coordinate_sum_parity"},
+constexpr ChoiceName<Routing> kRoutingNames[] = {{"dimension_order", Routing::dimension_order},
+                                                 {"minimal_adaptive", Routing::minimal_adaptive}};
+constexpr ChoiceName<TieBreak> kTieNames[] = {{"plus", TieBreak::plus},
+                                              {"random", TieBreak::random},
+                                              {"coordinate_parity", TieBreak::coordinate_parity},
+                                              {"coordinate_sum_parity", TieBreak::coordinate_sum_parity}};
+
+// The torus-wide parameters; type and dims shape the graph (make_torus reads them).
+struct TorusOptions {
+  int concentration = 0;
+  Routing routing{};
+  TieBreak ties{};
 };
-constexpr ParamSpec kDimSpecs[] = {
-    {"name", ParamKind::text, "", "", "", "", "label, e.g. \"X\" (default d0, d1, ...)", "-"},
-    {"size", ParamKind::integer, kRequired, "", "1", "4096", "routers along the dimension", "preset"},
-    {"wrap", ParamKind::boolean, kUnset, "", "", "", "wrap-around links (default: true on a torus, false on a mesh)",
-     "preset"},
-    {"link_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
-     "bandwidth of one link in one direction, wire bytes per second", "preset"},
-    {"link_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
-     "head latency of one hop, router pipeline and wire included", "preset"},
-    {"links", ParamKind::integer, "1", "", "1", "16", "parallel links per direction between neighbours", "preset"},
+using O = TorusOptions;
+constexpr Field<O> kFields[] = {
+    unbound<O>({"type", ParamKind::text, kRequired, "", "", "",
+                "torus (wrap-around by default) or mesh (no wrap by default)", "-"}),
+    unbound<O>({"dims", ParamKind::object_list, kRequired, "", "", "",
+                "one object per dimension, dimension 0 first; see "
+                "topology.dims",
+                "-"}),
+    bind<&O::concentration>(
+        {"concentration", ParamKind::integer, "1", "", "1", "64", "nodes per router (Gemini: 2)", "preset"}),
+    bind_choice<&O::routing, kRoutingNames>({"routing", ParamKind::choice, "dimension_order", "", "", "",
+                                             "dimension_order: deterministic, ties as `ties` says; minimal_adaptive: "
+                                             "any minimal path, the least busy link at "
+                                             "each router",
+                                             "preset", "dimension_order|minimal_adaptive"}),
+    bind_choice<&O::ties, kTieNames>(
+        {"ties", ParamKind::choice, "plus", "", "", "",
+         "dimension order, a destination exactly half-way round a ring of even size: plus: go +; random: + or - at "
+         "random "
+         "per message and dimension (BookSim's dim_order_torus); coordinate_parity: + from a source whose coordinate "
+         "along the dimension is even, - from an odd one; coordinate_sum_parity: + from a source whose coordinates sum "
+         "to an even number, - otherwise",
+         "preset", "plus|random|coordinate_parity|coordinate_sum_parity"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
+using D = TorusDim;
+// name and wrap have defaults that depend on the dimension's place and the topology's type.
+constexpr Field<D> kDimFields[] = {
+    unbound<D>({"name", ParamKind::text, "", "", "", "", "label, e.g. \"X\" (default d0, d1, ...)", "-"}),
+    bind<&D::size>({"size", ParamKind::integer, kRequired, "", "1", "4096", "routers along the dimension", "preset"}),
+    unbound<D>({"wrap", ParamKind::boolean, kUnset, "", "", "",
+                "wrap-around links (default: true on a torus, false on a mesh)", "preset"}),
+    bind<&D::bandwidth>({"link_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+                         "bandwidth of one link in one direction, wire bytes per second", "preset"}),
+    bind<&D::latency>({"link_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms",
+                       "head latency of one hop, router pipeline and wire included", "preset"}),
+    bind<&D::links>(
+        {"links", ParamKind::integer, "1", "", "1", "16", "parallel links per direction between neighbours", "preset"}),
+};
+constexpr auto kDimSpecs = specs_of(kDimFields);
 
 }  // namespace
 
@@ -288,22 +312,6 @@ std::string Torus::node_label(NodeId n) const {
   return label + ")/" + std::to_string(n % concentration_);
 }
 
-namespace {
-std::string_view tie_name(TieBreak t) {
-  switch (t) {
-    case TieBreak::plus:
-      return "plus";
-    case TieBreak::random:
-      return "random";
-    case TieBreak::coordinate_parity:
-      return "coordinate_parity";
-    case TieBreak::coordinate_sum_parity:
-      break;
-  }
-  return "coordinate_sum_parity";
-}
-}  // namespace
-
 nlohmann::json Torus::describe() const {
   nlohmann::json dims = nlohmann::json::array();
   for (const auto& d : dims_)
@@ -316,21 +324,17 @@ nlohmann::json Torus::describe() const {
   return {{"type", type_},
           {"dims", dims},
           {"concentration", concentration_},
-          {"routing", routing_ == Routing::dimension_order ? "dimension_order" : "minimal_adaptive"},
-          {"ties", tie_name(ties_)}};
+          {"routing", name_of(kRoutingNames, routing_)},
+          {"ties", name_of(kTieNames, ties_)}};
 }
 
 namespace {
 
 TorusDim parse_dim(const ParamReader& r, std::size_t index, bool wrap_default) {
-  TorusDim d;
+  TorusDim d = parse_fields(r, kDimFields);
   d.name = r.has("name") ? r.text("name") : "d" + std::to_string(index);
   if (d.name.empty()) r.where("name").fail("expected a non-empty dimension name such as \"X\"");
-  d.size = static_cast<int>(r.integer("size"));
   d.wrap = r.has("wrap") ? r.boolean("wrap") : wrap_default;
-  d.bandwidth = r.rate("link_bandwidth");
-  d.latency = r.time("link_latency");
-  d.links = static_cast<int>(r.integer("links"));
   return d;
 }
 
@@ -355,19 +359,14 @@ std::unique_ptr<Topology> make_torus(const ParamReader& r, const NodeLinks& node
     r.where("dims").fail(
         "the bisection bandwidth of this shape does not fit a 64-bit rate (9.2e18 B/s); use "
         "smaller dimensions, fewer links or a lower link_bandwidth");
-  const auto concentration = static_cast<int>(r.integer("concentration"));
+  const TorusOptions options = parse_fields(r, kFields);
+  const int concentration = options.concentration;
   std::int64_t network_links = 0;
   for (const auto& d : dims)
     if (d.size > 1) network_links += routers * 2 * d.links;
   check_fits_in_memory("a " + type + " of " + std::to_string(routers) + " routers", network_links,
                        routers * concentration, r.where("dims"));
-  const Routing routing = r.choice<Routing>(
-      "routing", {{"dimension_order", Routing::dimension_order}, {"minimal_adaptive", Routing::minimal_adaptive}});
-  const TieBreak ties = r.choice<TieBreak>("ties", {{"plus", TieBreak::plus},
-                                                    {"random", TieBreak::random},
-                                                    {"coordinate_parity", TieBreak::coordinate_parity},
-                                                    {"coordinate_sum_parity", TieBreak::coordinate_sum_parity}});
-  return std::make_unique<Torus>(type, std::move(dims), concentration, routing, node_links, ties);
+  return std::make_unique<Torus>(type, std::move(dims), concentration, options.routing, node_links, options.ties);
 }
 
 }  // namespace torsim::topo

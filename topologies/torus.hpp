@@ -30,13 +30,14 @@ enum class TieBreak : std::uint8_t {
   coordinate_sum_parity,  // + when the sum of the source router's coordinates is even
 };
 
+// Read by make_torus from its declaration in torus.cpp, which holds the defaults.
 struct TorusDim {
   std::string name;
-  int size = 1;
-  bool wrap = true;
+  int size = 0;
+  bool wrap = false;
   Rate bandwidth = 0;
   Time latency = 0;
-  int links = 1;  // parallel links per direction (multiplicity)
+  int links = 0;  // parallel links per direction (multiplicity)
 };
 
 class Torus final : public Topology {

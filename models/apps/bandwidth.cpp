@@ -10,19 +10,33 @@
 namespace torsim::apps {
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
-    {"sizes", ParamKind::size_list, R"({"from": "1B", "to": "4MiB", "factor": 4})", "B", "1B", "1GiB",
-     "message sizes swept", "-"},
-    {"window", ParamKind::integer, "64", "", "1", "100000", "messages in flight per window", "-"},
-    {"iterations", ParamKind::integer, "10", "", "1", "10000000", "timed windows per size", "-"},
-    {"warmup", ParamKind::integer, "1", "", "0", "10000000", "untimed windows before timing", "-"},
-    {"peer", ParamKind::integer, "1", "", "1", "", "the receiving rank (rank 0 sends; pairs: one)", "-"},
-    {"pairs", ParamKind::choice, "one", "", "", "",
-     "one: rank 0 and the peer; all: rank i and rank i + n/2 for every i < n/2, at once", "-", "one|all"},
-    {"direction", ParamKind::choice, "uni", "", "", "", "uni: rank 0 streams to the peer; bi: both at once", "-",
-     "uni|bi"},
+constexpr ChoiceName<bool> kBidirectionalNames[] = {{"uni", false}, {"bi", true}};
+
+struct BandwidthParams {
+  std::vector<Bytes> sizes;
+  std::int64_t window = 0, iterations = 0, warmup = 0;
+  Rank peer = 0;
+  bool all_pairs = false;
+  bool bidirectional = false;
 };
+using P = BandwidthParams;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    bind<&P::sizes>({"sizes", ParamKind::size_list, R"({"from": "1B", "to": "4MiB", "factor": 4})", "B", "1B", "1GiB",
+                     "message sizes swept", "-"}),
+    bind<&P::window>({"window", ParamKind::integer, "64", "", "1", "100000", "messages in flight per window", "-"}),
+    bind<&P::iterations>({"iterations", ParamKind::integer, "10", "", "1", "10000000", "timed windows per size", "-"}),
+    bind<&P::warmup>({"warmup", ParamKind::integer, "1", "", "0", "10000000", "untimed windows before timing", "-"}),
+    bind<&P::peer>(
+        {"peer", ParamKind::integer, "1", "", "1", "", "the receiving rank (rank 0 sends; pairs: one)", "-"}),
+    bind_choice<&P::all_pairs, kPairsNames>(
+        {"pairs", ParamKind::choice, "one", "", "", "",
+         "one: rank 0 and the peer; all: rank i and rank i + n/2 for every i < n/2, at once", "-", "one|all"}),
+    bind_choice<&P::bidirectional, kBidirectionalNames>({"direction", ParamKind::choice, "uni", "", "", "",
+                                                         "uni: rank 0 streams to the peer; bi: both at once", "-",
+                                                         "uni|bi"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: bandwidth)", "Uni- or bidirectional streaming bandwidth.", kSpecs};
 
 constexpr rt::Tag kData = 1;
@@ -30,26 +44,19 @@ constexpr rt::Tag kAck = 2;
 
 class Bandwidth final : public Workload {
  public:
-  explicit Bandwidth(const ParamReader& r)
-      : sizes_(r.sizes("sizes")),
-        window_(r.integer("window")),
-        iterations_(r.integer("iterations")),
-        warmup_(r.integer("warmup")),
-        peer_(static_cast<Rank>(r.integer("peer"))),
-        all_pairs_(all_pairs(r)),
-        bidirectional_(r.choice<bool>("direction", {{"uni", false}, {"bi", true}})) {}
+  explicit Bandwidth(const ParamReader& r) : p_(parse_fields(r, kFields)) { check_peer(r, p_.all_pairs); }
 
-  int minimum_ranks() const override { return all_pairs_ ? 2 : peer_ + 1; }
+  int minimum_ranks() const override { return p_.all_pairs ? 2 : p_.peer + 1; }
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
-    if (all_pairs_) check_pairs(job, where);
+    if (p_.all_pairs) check_pairs(job, where);
   }
 
   void start(rt::MessagingLayer& layer) override {
-    pairs_ = all_pairs_ ? layer.size() / 2 : 1;
-    elapsed_.assign(sizes_.size() * static_cast<std::size_t>(pairs_), 0);
+    pairs_ = p_.all_pairs ? layer.size() / 2 : 1;
+    elapsed_.assign(p_.sizes.size() * static_cast<std::size_t>(pairs_), 0);
     for (Rank p = 0; p < pairs_; ++p) {
-      const Rank peer = all_pairs_ ? p + pairs_ : peer_;
+      const Rank peer = p_.all_pairs ? p + pairs_ : p_.peer;
       layer.kernel().spawn(stream(Comm(layer, p), peer, p));
       layer.kernel().spawn(stream(Comm(layer, peer), p, -1));
     }
@@ -57,12 +64,12 @@ class Bandwidth final : public Workload {
 
   void finish(RunOutput& out) const override {
     std::vector<std::string> columns{"size_bytes", "bandwidth_MBps"};
-    if (all_pairs_) columns.push_back("aggregate_MBps");
+    if (p_.all_pairs) columns.push_back("aggregate_MBps");
     auto& table = out.add_series("bandwidth", columns);
-    const std::int64_t streams = bidirectional_ ? 2 : 1;
+    const std::int64_t streams = p_.bidirectional ? 2 : 1;
     double peak = 0;
-    for (std::size_t i = 0; i < sizes_.size(); ++i) {
-      const Bytes moved = sizes_[i] * window_ * iterations_ * streams;
+    for (std::size_t i = 0; i < p_.sizes.size(); ++i) {
+      const Bytes moved = p_.sizes[i] * p_.window * p_.iterations * streams;
       double sum = 0;
       Time slowest = 0;
       for (Rank p = 0; p < pairs_; ++p) {
@@ -71,8 +78,8 @@ class Bandwidth final : public Workload {
         slowest = std::max(slowest, t);
       }
       const double mbps = sum / static_cast<double>(pairs_);
-      std::vector<double> row{static_cast<double>(sizes_[i]), mbps};
-      if (all_pairs_) row.push_back(megabytes_per_second(moved * pairs_, slowest));
+      std::vector<double> row{static_cast<double>(p_.sizes[i]), mbps};
+      if (p_.all_pairs) row.push_back(megabytes_per_second(moved * pairs_, slowest));
       table.add(row);
       peak = std::max(peak, mbps);
     }
@@ -84,9 +91,9 @@ class Bandwidth final : public Workload {
   Task<> window(Comm c, Rank other, Bytes size, bool sends, bool receives) {
     std::vector<rt::Request> pending;
     if (receives)
-      for (std::int64_t k = 0; k < window_; ++k) pending.push_back(c.irecv(other, kData));
+      for (std::int64_t k = 0; k < p_.window; ++k) pending.push_back(c.irecv(other, kData));
     if (sends)
-      for (std::int64_t k = 0; k < window_; ++k) pending.push_back(co_await c.isend(other, size, kData));
+      for (std::int64_t k = 0; k < p_.window; ++k) pending.push_back(co_await c.isend(other, size, kData));
     co_await Comm::wait_all(pending);
     if (receives) co_await c.send(other, 0, kAck);
     if (sends) co_await c.recv(other, kAck);
@@ -95,22 +102,18 @@ class Bandwidth final : public Workload {
   // `pair` >= 0: the pair's timing side (its elapsed time is recorded); -1: the other side.
   Task<> stream(Comm c, Rank other, Rank pair) {
     const bool timer = pair >= 0;
-    const bool sends = timer || bidirectional_;
-    const bool receives = !timer || bidirectional_;
-    for (std::size_t i = 0; i < sizes_.size(); ++i) {
-      for (std::int64_t k = 0; k < warmup_; ++k) co_await window(c, other, sizes_[i], sends, receives);
-      if (all_pairs_) co_await c.barrier();  // all pairs start timing together (as osu_mbw_mr)
+    const bool sends = timer || p_.bidirectional;
+    const bool receives = !timer || p_.bidirectional;
+    for (std::size_t i = 0; i < p_.sizes.size(); ++i) {
+      for (std::int64_t k = 0; k < p_.warmup; ++k) co_await window(c, other, p_.sizes[i], sends, receives);
+      if (p_.all_pairs) co_await c.barrier();  // all pairs start timing together (as osu_mbw_mr)
       const Time begin = c.now();
-      for (std::int64_t k = 0; k < iterations_; ++k) co_await window(c, other, sizes_[i], sends, receives);
+      for (std::int64_t k = 0; k < p_.iterations; ++k) co_await window(c, other, p_.sizes[i], sends, receives);
       if (timer) elapsed_[i * static_cast<std::size_t>(pairs_) + static_cast<std::size_t>(pair)] = c.now() - begin;
     }
   }
 
-  std::vector<Bytes> sizes_;
-  std::int64_t window_, iterations_, warmup_;
-  Rank peer_;
-  bool all_pairs_;
-  bool bidirectional_;
+  const BandwidthParams p_;
   Rank pairs_ = 1;
   std::vector<Time> elapsed_;  // per size and pair
 };

@@ -15,19 +15,26 @@
 namespace torsim::apps {
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
-    {"size", ParamKind::size, "1MiB", "B", "1B", "1GiB", "message size", "-"},
-    {"messages", ParamKind::integer, "4", "", "1", "1000000", "messages each way per pair and round", "-"},
-    {"pairings", ParamKind::integer, "20", "", "1", "100000", "random bisections measured", "-"},
+struct BisectionParams {
+  Bytes size = 0;
+  std::int64_t messages = 0;
+  std::int64_t pairings = 0;
 };
+using P = BisectionParams;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    bind<&P::size>({"size", ParamKind::size, "1MiB", "B", "1B", "1GiB", "message size", "-"}),
+    bind<&P::messages>(
+        {"messages", ParamKind::integer, "4", "", "1", "1000000", "messages each way per pair and round", "-"}),
+    bind<&P::pairings>({"pairings", ParamKind::integer, "20", "", "1", "100000", "random bisections measured", "-"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: bisection)",
                          "Effective bisection bandwidth: random bisections, pairs exchanging across them.", kSpecs};
 
 class Bisection final : public Workload {
  public:
-  explicit Bisection(const ParamReader& r)
-      : size_(r.size("size")), messages_(r.integer("messages")), pairings_(r.integer("pairings")) {}
+  explicit Bisection(const ParamReader& r) : p_(parse_fields(r, kFields)) {}
 
   int minimum_ranks() const override { return 2; }
 
@@ -67,7 +74,7 @@ class Bisection final : public Workload {
     std::vector<Rank> order(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), 0);
     Rng rng = layer.job().rng(2);
-    for (std::int64_t k = 0; k <= pairings_; ++k) {
+    for (std::int64_t k = 0; k <= p_.pairings; ++k) {
       if (k > 0) rng.shuffle(order);
       // Round 0: ranks 0 and 1 alone; then every rank of the first half with one of the second.
       const int pairs = k == 0 ? 1 : n / 2;
@@ -85,13 +92,13 @@ class Bisection final : public Workload {
 
   Task<> exchange(Comm c, Rank partner, rt::Tag tag, Round& round) {
     const Time begin = c.now();
-    for (std::int64_t m = 0; m < messages_; ++m) {
+    for (std::int64_t m = 0; m < p_.messages; ++m) {
       rt::Request in = c.irecv(partner, tag);
-      rt::Request out = co_await c.isend(partner, size_, tag);
+      rt::Request out = co_await c.isend(partner, p_.size, tag);
       co_await in;
       co_await out;
     }
-    round.bandwidth.push_back(megabytes_per_second(size_ * messages_, c.now() - begin));
+    round.bandwidth.push_back(megabytes_per_second(p_.size * p_.messages, c.now() - begin));
     if (--round.left == 0) round.done.fire();
   }
 
@@ -106,8 +113,7 @@ class Bisection final : public Workload {
     min_.push_back(*std::min_element(bandwidth.begin(), bandwidth.end()));
   }
 
-  Bytes size_;
-  std::int64_t messages_, pairings_;
+  const BisectionParams p_;
   double lone_ = 0;
   std::vector<double> mean_, min_;
 };

@@ -16,28 +16,32 @@
 namespace torsim::apps {
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
-    {"test", ParamKind::choice, kRequired, "", "", "", "the DDTBench test (all its parameter sets are run)", "-",
-     "SPECFEM3D_oc|SPECFEM3D_cm|WRF_y_sa"},
-    {"design", ParamKind::choice, "baseline", "", "", "",
-     "baseline: pack, synchronise, then send; overlap: chunks on streams with callbacks "
-     "(models/runtime/cuda/mvapich2_cuda.hpp)",
-     "-", "baseline|overlap"},
-    {"iterations", ParamKind::integer, "20", "", "1", "1000000", "timed round trips per parameter set",
-     "[C-code] DDTBench's inner loop: 20"},
-    {"warmup", ParamKind::integer, "2", "", "0", "1000000", "untimed round trips before timing", "-"},
+struct DdtbenchParams {
+  std::string test;
+  rt::GpuDesign design{};
+  std::int64_t iterations = 0;
+  std::int64_t warmup = 0;
 };
+using P = DdtbenchParams;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    bind<&P::test>({"test", ParamKind::choice, kRequired, "", "", "",
+                    "the DDTBench test (all its parameter sets are run)", "-", "SPECFEM3D_oc|SPECFEM3D_cm|WRF_y_sa"}),
+    bind_choice<&P::design, rt::kGpuDesignNames>(
+        {"design", ParamKind::choice, "baseline", "", "", "",
+         "baseline: pack, synchronise, then send; overlap: chunks on streams with callbacks "
+         "(models/runtime/cuda/mvapich2_cuda.hpp)",
+         "-", "baseline|overlap"}),
+    bind<&P::iterations>({"iterations", ParamKind::integer, "20", "", "1", "1000000",
+                          "timed round trips per parameter set", "[C-code] DDTBench's inner loop: 20"}),
+    bind<&P::warmup>({"warmup", ParamKind::integer, "2", "", "0", "1000000", "untimed round trips before timing", "-"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: ddtbench)", "DDTBench ping-pong between the two GPUs of a node.", kSpecs};
 
 class DdtbenchPingPong final : public Workload {
  public:
-  explicit DdtbenchPingPong(const ParamReader& r)
-      : test_(r.text("test")),
-        design_(r.choice<rt::GpuDesign>("design",
-                                        {{"baseline", rt::GpuDesign::baseline}, {"overlap", rt::GpuDesign::overlap}})),
-        iterations_(r.integer("iterations")),
-        warmup_(r.integer("warmup")) {}
+  explicit DdtbenchPingPong(const ParamReader& r) : p_(parse_fields(r, kFields)) {}
 
   int minimum_ranks() const override { return 2; }
   void check(const rt::Job& job, const Where& where) const override {
@@ -45,16 +49,16 @@ class DdtbenchPingPong final : public Workload {
     if (job.node_of(0) != job.node_of(1))
       where.fail("the GPU ping-pong is within a node: ranks 0 and 1 must share one (see 'placement')");
     (void)gpu::gpu_of(job.machine, where);
-    (void)rt::mvapich2_cuda_of(job.machine, design_);
+    (void)rt::mvapich2_cuda_of(job.machine, p_.design);
   }
 
   void start(rt::MessagingLayer& layer) override {
     const rt::Job& job = layer.job();
     const Where where = job.machine.where;
     gpu_ = gpu::gpu_of(job.machine, where);
-    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine, design_), design_);
+    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine, p_.design), p_.design);
     Rng rng = job.rng(7100);
-    for (const DdtbenchSet& set : ddtbench_sets(test_, rng)) layouts_.push_back(set.type.layout());
+    for (const DdtbenchSet& set : ddtbench_sets(p_.test, rng)) layouts_.push_back(set.type.layout());
     latency_.assign(layouts_.size(), 0);
     cpu_.assign(layouts_.size(), 0);
     layer.kernel().spawn(ping(Comm(layer, 0)));
@@ -85,12 +89,12 @@ class DdtbenchPingPong final : public Workload {
 
   Task<> ping(Comm c) {
     for (std::size_t i = 0; i < layouts_.size(); ++i) {
-      for (std::int64_t k = 0; k < warmup_; ++k) co_await round_trip(c, layouts_[i]);
+      for (std::int64_t k = 0; k < p_.warmup; ++k) co_await round_trip(c, layouts_[i]);
       const Time begin = c.now();
       const Time cpu_before = c.layer().cores().time_by_use().total();
-      for (std::int64_t k = 0; k < iterations_; ++k) co_await round_trip(c, layouts_[i]);
-      latency_[i] = (c.now() - begin) / (2 * iterations_);
-      cpu_[i] = (c.layer().cores().time_by_use().total() - cpu_before) / (2 * iterations_);
+      for (std::int64_t k = 0; k < p_.iterations; ++k) co_await round_trip(c, layouts_[i]);
+      latency_[i] = (c.now() - begin) / (2 * p_.iterations);
+      cpu_[i] = (c.layer().cores().time_by_use().total() - cpu_before) / (2 * p_.iterations);
     }
   }
 
@@ -101,16 +105,14 @@ class DdtbenchPingPong final : public Workload {
 
   Task<> pong(Comm c) {
     for (const gpu::Layout& layout : layouts_) {
-      for (std::int64_t k = 0; k < warmup_ + iterations_; ++k) {
+      for (std::int64_t k = 0; k < p_.warmup + p_.iterations; ++k) {
         co_await mpi_->recv(c.rank(), 0, layout);
         co_await mpi_->send(c.rank(), 0, layout);
       }
     }
   }
 
-  std::string test_;
-  rt::GpuDesign design_;
-  std::int64_t iterations_, warmup_;
+  const DdtbenchParams p_;
   gpu::GpuParams gpu_;
   std::unique_ptr<rt::Mvapich2Cuda> mpi_;
   std::vector<gpu::Layout> layouts_;

@@ -24,26 +24,47 @@
 namespace torsim::apps {
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
-    {"variant", ParamKind::choice, "upc_slabs", "", "", "",
-     "upc_slabs: puts per plane, overlapped; mpi_slabs: Isend/Irecv per plane; mpi_packed_slabs: pack, one "
-     "all-to-all per round",
-     "-", "upc_slabs|mpi_slabs|mpi_packed_slabs"},
-    {"nx", ParamKind::integer, "2048", "", "2", "1048576", "grid points along X (class D: 2048)",
-     "[C] NAS FT class D: 2048 x 1024 x 1024"},
-    {"ny", ParamKind::integer, "1024", "", "2", "1048576", "grid points along Y (class D: 1024)", "[C] same"},
-    {"nz", ParamKind::integer, "1024", "", "2", "1048576", "grid points along Z (class D: 1024)", "[C] same"},
-    {"iterations", ParamKind::integer, "25", "", "1", "1000", "NAS iterations the time and the flop count are for",
-     "[C] NAS FT class D: 25 iterations"},
-    {"ty", ParamKind::integer, "0", "", "0", "1048576",
-     "threads per row team (TY; TZ = ranks / TY); 0: the power of two at or above the square root of the ranks",
-     "assumption: a square grid where the ranks allow one"},
-    {"max_outstanding", ParamKind::integer, "256", "", "1", "1000000",
-     "slabs: messages a rank leaves in flight before it waits for the oldest", "assumption"},
-    {"receive_window", ParamKind::integer, "2", "", "1", "1000000", "mpi_slabs: planes ahead whose receives are posted",
-     "assumption"},
+enum class Variant : std::uint8_t { upc_slabs, mpi_slabs, mpi_packed_slabs };
+constexpr ChoiceName<Variant> kVariantNames[] = {{"upc_slabs", Variant::upc_slabs},
+                                                 {"mpi_slabs", Variant::mpi_slabs},
+                                                 {"mpi_packed_slabs", Variant::mpi_packed_slabs}};
+
+struct Fft3dParams {
+  Variant variant{};
+  std::int64_t nx = 0;
+  std::int64_t ny = 0;
+  std::int64_t nz = 0;
+  std::int64_t iterations = 0;
+  std::int64_t ty = 0;
+  std::int64_t max_outstanding = 0;
+  std::int64_t receive_window = 0;
 };
+using P = Fft3dParams;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    bind_choice<&P::variant, kVariantNames>(
+        {"variant", ParamKind::choice, "upc_slabs", "", "", "",
+         "upc_slabs: puts per plane, overlapped; mpi_slabs: Isend/Irecv per plane; mpi_packed_slabs: pack, one "
+         "all-to-all per round",
+         "-", "upc_slabs|mpi_slabs|mpi_packed_slabs"}),
+    bind<&P::nx>({"nx", ParamKind::integer, "2048", "", "2", "1048576", "grid points along X (class D: 2048)",
+                  "[C] NAS FT class D: 2048 x 1024 x 1024"}),
+    bind<&P::ny>(
+        {"ny", ParamKind::integer, "1024", "", "2", "1048576", "grid points along Y (class D: 1024)", "[C] same"}),
+    bind<&P::nz>(
+        {"nz", ParamKind::integer, "1024", "", "2", "1048576", "grid points along Z (class D: 1024)", "[C] same"}),
+    bind<&P::iterations>({"iterations", ParamKind::integer, "25", "", "1", "1000",
+                          "NAS iterations the time and the flop count are for", "[C] NAS FT class D: 25 iterations"}),
+    bind<&P::ty>(
+        {"ty", ParamKind::integer, "0", "", "0", "1048576",
+         "threads per row team (TY; TZ = ranks / TY); 0: the power of two at or above the square root of the ranks",
+         "assumption: a square grid where the ranks allow one"}),
+    bind<&P::max_outstanding>({"max_outstanding", ParamKind::integer, "256", "", "1", "1000000",
+                               "slabs: messages a rank leaves in flight before it waits for the oldest", "assumption"}),
+    bind<&P::receive_window>({"receive_window", ParamKind::integer, "2", "", "1", "1000000",
+                              "mpi_slabs: planes ahead whose receives are posted", "assumption"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: fft3d)", "NAS FT's 3D FFT: UPC slabs, MPI slabs, MPI packed slabs.", kSpecs};
 
 constexpr Bytes kComplex = 16;  // a double-precision complex point
@@ -71,19 +92,10 @@ struct RankTimes {
 
 class Fft3d final : public Workload {
  public:
-  explicit Fft3d(const ParamReader& r)
-      : variant_(r.text("variant")),
-        nx_(r.integer("nx")),
-        ny_(r.integer("ny")),
-        nz_(r.integer("nz")),
-        iterations_(r.integer("iterations")),
-        ty_(r.integer("ty")),
-        max_outstanding_(r.integer("max_outstanding")),
-        receive_window_(r.integer("receive_window")),
-        where_(r.where()) {
-    if (r.has("receive_window") && variant_ != "mpi_slabs")
-      not_used(r.where("receive_window"),
-               "receive_window is read only with variant mpi_slabs; this run's is " + variant_);
+  explicit Fft3d(const ParamReader& r) : p_(parse_fields(r, kFields)), where_(r.where()) {
+    if (r.has("receive_window") && p_.variant != Variant::mpi_slabs)
+      not_used(r.where("receive_window"), "receive_window is read only with variant mpi_slabs; this run's is " +
+                                              std::string(name_of(kVariantNames, p_.variant)));
     if (r.has("max_outstanding") && packed())
       not_used(r.where("max_outstanding"), "max_outstanding is read only by the slabs variants, not mpi_packed_slabs");
   }
@@ -94,7 +106,7 @@ class Fft3d final : public Workload {
     if (ty <= 0 || p % ty != 0)
       (where / "ty").fail("give TY dividing the " + std::to_string(p) + " ranks (no default grid for them)");
     const std::int64_t tz = p / ty;
-    if (nx_ % ty || ny_ % ty || ny_ % tz || nz_ % tz)
+    if (p_.nx % ty || p_.ny % ty || p_.ny % tz || p_.nz % tz)
       where.fail("a " + std::to_string(ty) + " x " + std::to_string(tz) + " thread grid must divide the grid: TY " +
                  "divides nx and ny, TZ divides ny and nz");
   }
@@ -113,15 +125,15 @@ class Fft3d final : public Workload {
 
  private:
   std::int64_t grid_ty(std::int64_t p) const {
-    if (ty_ > 0) return ty_;
+    if (p_.ty > 0) return p_.ty;
     if (p <= 0 || (p & (p - 1)) != 0) return 0;
     std::int64_t ty = 1;
     while (ty * ty < p) ty *= 2;
     return ty;
   }
-  bool upc() const { return variant_ == "upc_slabs"; }
-  bool packed() const { return variant_ == "mpi_packed_slabs"; }
-  std::int64_t points_per_rank() const { return nx_ * ny_ * nz_ / ranks_; }
+  bool upc() const { return p_.variant == Variant::upc_slabs; }
+  bool packed() const { return p_.variant == Variant::mpi_packed_slabs; }
+  std::int64_t points_per_rank() const { return p_.nx * p_.ny * p_.nz / ranks_; }
   Round round_one(Rank r) const;
   Round round_two(Rank r) const;
 
@@ -141,8 +153,7 @@ class Fft3d final : public Workload {
   Task<> packed_round(Comm c, Round r, int round);
   Task<rt::Request> post_block(Comm c, Rank to, Bytes bytes, rt::Tag tag);
 
-  std::string variant_;
-  std::int64_t nx_, ny_, nz_, iterations_, ty_, max_outstanding_, receive_window_;
+  const Fft3dParams p_;
   Where where_;
   Time flop_ = 0, copy_byte_ = 0;
   std::int64_t ranks_ = 0, ty_used_ = 0;
@@ -154,9 +165,9 @@ class Fft3d final : public Workload {
 Round Fft3d::round_one(Rank r) const {
   const std::int64_t ty = ty_used_, tz = ranks_ / ty;
   Round round;
-  round.planes = nz_ / tz;
-  round.plane_flops = fft_flops(ny_ / ty, nx_);
-  round.block = (nx_ / ty) * (ny_ / ty) * kComplex;
+  round.planes = p_.nz / tz;
+  round.plane_flops = fft_flops(p_.ny / ty, p_.nx);
+  round.block = (p_.nx / ty) * (p_.ny / ty) * kComplex;
   round.first = static_cast<Rank>((r / ty) * ty);
   round.stride = 1;
   round.size = static_cast<int>(ty);
@@ -167,9 +178,9 @@ Round Fft3d::round_one(Rank r) const {
 Round Fft3d::round_two(Rank r) const {
   const std::int64_t ty = ty_used_, tz = ranks_ / ty;
   Round round;
-  round.planes = nz_ / tz;
-  round.plane_flops = fft_flops(nx_ / ty, ny_);
-  round.block = (ny_ / tz) * (nx_ / ty) * kComplex;
+  round.planes = p_.nz / tz;
+  round.plane_flops = fft_flops(p_.nx / ty, p_.ny);
+  round.block = (p_.ny / tz) * (p_.nx / ty) * kComplex;
   round.first = static_cast<Rank>(r % ty);
   round.stride = static_cast<Rank>(ty);
   round.size = static_cast<int>(tz);
@@ -191,7 +202,7 @@ Task<> Fft3d::run(Comm c) {
     co_await slabs_round(c, two, 2);
   }
   const std::int64_t tz = ranks_ / ty_used_;
-  co_await compute(c, fft_flops((nx_ / ty_used_) * (ny_ / tz), nz_));
+  co_await compute(c, fft_flops((p_.nx / ty_used_) * (p_.ny / tz), p_.nz));
   co_await c.allreduce(kComplex);  // the checksum
   end_ = std::max(end_, c.now());
   ++done_;
@@ -230,7 +241,7 @@ Task<> Fft3d::slabs_round(Comm c, Round r, int round) {
   const auto tag_of = [&](std::int64_t plane) { return static_cast<rt::Tag>(round * r.planes + plane); };
   std::int64_t posted = 0;  // planes whose receives are posted (MPI)
   for (std::int64_t plane = 0; plane < r.planes; ++plane) {
-    for (; !upc() && posted < std::min(r.planes, plane + receive_window_); ++posted)
+    for (; !upc() && posted < std::min(r.planes, plane + p_.receive_window); ++posted)
       for (int j = 1; j < r.size; ++j)
         receives.push_back(c.irecv(r.member((r.me + r.size - j) % r.size), tag_of(posted)));
     co_await compute(c, r.plane_flops);
@@ -241,7 +252,7 @@ Task<> Fft3d::slabs_round(Comm c, Round r, int round) {
         continue;
       }
       sends.push_back(co_await post_block(c, r.member(to), r.block, tag_of(plane)));
-      co_await drain(sends, static_cast<std::size_t>(max_outstanding_));
+      co_await drain(sends, static_cast<std::size_t>(p_.max_outstanding));
     }
     co_await drain(receives, receives.size());
   }
@@ -286,8 +297,8 @@ Task<> Fft3d::packed_round(Comm c, Round r, int) {
 }
 
 void Fft3d::finish(RunOutput& out) const {
-  const double n = static_cast<double>(nx_ * ny_ * nz_);
-  const double iterations = static_cast<double>(iterations_);
+  const double n = static_cast<double>(p_.nx * p_.ny * p_.nz);
+  const double iterations = static_cast<double>(p_.iterations);
   const double flops = n * (14.8157 + 7.19641 * std::log(n) + (5.23518 + 7.21113 * std::log(n)) * iterations);
   const Time iteration = end_ - begin_;
   const double total_s = to_seconds(iteration) * (iterations + 1);

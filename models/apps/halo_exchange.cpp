@@ -18,7 +18,7 @@ namespace torsim::apps {
 namespace {
 
 constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
+    kWorkloadName,
     {"design", ParamKind::choice, "baseline", "", "", "",
      "baseline: pack, synchronise, then send, one message at a time; overlap: chunks on streams with callbacks "
      "(models/runtime/cuda/mvapich2_cuda.hpp)",

@@ -5,13 +5,21 @@
 namespace torsim::apps {
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
-    {"sizes", ParamKind::size_list, "[\"8B\"]", "B", "0B", "1GiB", "message sizes swept", "-"},
-    {"pairs", ParamKind::integer, "1", "", "1", "", "sender/receiver pairs", "-"},
-    {"window", ParamKind::integer, "64", "", "1", "100000", "messages per window", "-"},
-    {"iterations", ParamKind::integer, "20", "", "1", "10000000", "timed windows per size", "-"},
+struct MessageRateParams {
+  std::vector<Bytes> sizes;
+  int pairs = 0;
+  std::int64_t window = 0;
+  std::int64_t iterations = 0;
 };
+using P = MessageRateParams;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    bind<&P::sizes>({"sizes", ParamKind::size_list, "[\"8B\"]", "B", "0B", "1GiB", "message sizes swept", "-"}),
+    bind<&P::pairs>({"pairs", ParamKind::integer, "1", "", "1", "", "sender/receiver pairs", "-"}),
+    bind<&P::window>({"window", ParamKind::integer, "64", "", "1", "100000", "messages per window", "-"}),
+    bind<&P::iterations>({"iterations", ParamKind::integer, "20", "", "1", "10000000", "timed windows per size", "-"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: message_rate)", "Messages per second between rank pairs.", kSpecs};
 
 constexpr rt::Tag kData = 1;
@@ -19,29 +27,25 @@ constexpr rt::Tag kAck = 2;
 
 class MessageRate final : public Workload {
  public:
-  explicit MessageRate(const ParamReader& r)
-      : sizes_(r.sizes("sizes")),
-        pairs_(static_cast<int>(r.integer("pairs"))),
-        window_(r.integer("window")),
-        iterations_(r.integer("iterations")) {}
+  explicit MessageRate(const ParamReader& r) : p_(parse_fields(r, kFields)) {}
 
-  int minimum_ranks() const override { return 2 * pairs_; }
+  int minimum_ranks() const override { return 2 * p_.pairs; }
 
   void start(rt::MessagingLayer& layer) override {
-    elapsed_.assign(sizes_.size(), 0);
-    for (Rank p = 0; p < pairs_; ++p) {
-      layer.kernel().spawn(sender(Comm(layer, p), pairs_ + p));
-      layer.kernel().spawn(receiver(Comm(layer, pairs_ + p), p));
+    elapsed_.assign(p_.sizes.size(), 0);
+    for (Rank p = 0; p < p_.pairs; ++p) {
+      layer.kernel().spawn(sender(Comm(layer, p), p_.pairs + p));
+      layer.kernel().spawn(receiver(Comm(layer, p_.pairs + p), p));
     }
   }
 
   void finish(RunOutput& out) const override {
     auto& table = out.add_series("message_rate", {"size_bytes", "million_messages_per_s"});
     double best = 0;
-    for (std::size_t i = 0; i < sizes_.size(); ++i) {
-      const double messages = static_cast<double>(pairs_ * window_ * iterations_);
+    for (std::size_t i = 0; i < p_.sizes.size(); ++i) {
+      const double messages = static_cast<double>(p_.pairs * p_.window * p_.iterations);
       const double rate = elapsed_[i] > 0 ? messages / to_seconds(elapsed_[i]) / 1e6 : 0;
-      table.add({static_cast<double>(sizes_[i]), rate});
+      table.add({static_cast<double>(p_.sizes[i]), rate});
       best = std::max(best, rate);
     }
     out.metrics["peak_million_messages_per_s"] = best;
@@ -49,11 +53,11 @@ class MessageRate final : public Workload {
 
  private:
   Task<> sender(Comm c, Rank to) {
-    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+    for (std::size_t i = 0; i < p_.sizes.size(); ++i) {
       const Time begin = c.now();
-      for (std::int64_t k = 0; k < iterations_; ++k) {
+      for (std::int64_t k = 0; k < p_.iterations; ++k) {
         std::vector<rt::Request> pending;
-        for (std::int64_t m = 0; m < window_; ++m) pending.push_back(co_await c.isend(to, sizes_[i], kData));
+        for (std::int64_t m = 0; m < p_.window; ++m) pending.push_back(co_await c.isend(to, p_.sizes[i], kData));
         co_await Comm::wait_all(pending);
         co_await c.recv(to, kAck);
       }
@@ -63,19 +67,17 @@ class MessageRate final : public Workload {
   }
 
   Task<> receiver(Comm c, Rank from) {
-    for (std::size_t i = 0; i < sizes_.size(); ++i) {
-      for (std::int64_t k = 0; k < iterations_; ++k) {
+    for (std::size_t i = 0; i < p_.sizes.size(); ++i) {
+      for (std::int64_t k = 0; k < p_.iterations; ++k) {
         std::vector<rt::Request> pending;
-        for (std::int64_t m = 0; m < window_; ++m) pending.push_back(c.irecv(from, kData));
+        for (std::int64_t m = 0; m < p_.window; ++m) pending.push_back(c.irecv(from, kData));
         co_await Comm::wait_all(pending);
         co_await c.send(from, 0, kAck);
       }
     }
   }
 
-  std::vector<Bytes> sizes_;
-  int pairs_;
-  std::int64_t window_, iterations_;
+  const MessageRateParams p_;
   std::vector<Time> elapsed_;
 };
 

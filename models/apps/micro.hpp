@@ -3,6 +3,8 @@
 #pragma once
 
 #include "models/apps/workload.hpp"
+#include "sim/config/fields.hpp"
+#include "sim/config/unused.hpp"
 
 namespace torsim::apps {
 
@@ -20,13 +22,20 @@ extern const WorkloadEntry kFft3dWorkload;
 extern const WorkloadEntry kHaloExchangeWorkload;
 extern const WorkloadEntry kTraceWorkload;
 
-/// "pairs": "one" (rank 0 and "peer") or "all" (rank i and rank i + n/2), whether all; a peer
-/// given with all pairs would be ignored, so it is an error.
-inline bool all_pairs(const ParamReader& r) {
-  const bool all = r.choice<bool>("pairs", {{"one", false}, {"all", true}});
-  if (all && r.has("peer"))
-    r.where("peer").fail("peer is read only with pairs one; with pairs all rank i's is i + n/2");
-  return all;
+/// The "name" key that selects a workload: the first row of its table.
+inline constexpr ParamSpec kWorkloadName{"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"};
+template <class S>
+constexpr Field<S> workload_name() {
+  return unbound<S>(kWorkloadName);
+}
+
+/// "pairs": "one" (rank 0 and "peer") or "all" (rank i and rank i + n/2).
+inline constexpr ChoiceName<bool> kPairsNames[] = {{"one", false}, {"all", true}};
+
+/// A peer given with all pairs is read by nobody (a sweep over pairs reads it where it is one).
+inline void check_peer(const ParamReader& r, bool all_pairs) {
+  if (all_pairs && r.has("peer"))
+    not_used(r.where("peer"), "peer is read only with pairs one; with pairs all rank i's is i + n/2");
 }
 
 /// With "pairs": "all", rank i pairs with rank i + n/2: the job needs an even number of ranks.

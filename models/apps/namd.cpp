@@ -24,7 +24,7 @@ namespace torsim::apps {
 namespace {
 
 constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
+    kWorkloadName,
     {"atoms", ParamKind::integer, "92224", "", "1", "100000000", "atoms in the system", "[C] the ApoA1 benchmark"},
     {"box", ParamKind::text_list, "[\"108.86\", \"108.86\", \"77.76\"]", "", "", "", "periodic box, x y z in angstroms",
      "[C] the ApoA1 benchmark (cellBasisVector)"},

@@ -19,21 +19,32 @@
 namespace torsim::apps {
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
-    {"board", ParamKind::integer, "16", "", "4", "19", "N, the board's side and number of queens",
-     "[C-code] the example's first argument"},
-    {"grain", ParamKind::integer, "8", "", "2", "19",
-     "the example's grainsize: boards of fewer rows become chares, boards of this many rows are solved in place",
-     "[C-code] the example's second argument"},
-    {"state_bytes", ParamKind::size, "20B", "B", "0B", "1KiB", "payload of a seed message: five ints",
-     "[C-code] Charm++ examples/charm++/NQueen (QueenState)"},
-    {"qd_branching", ParamKind::integer, "4", "", "1", "64",
-     "children per PE in the spanning tree quiescence detection's waves travel on",
-     "assumption: Converse's default spanning tree"},
-    {"qd_bytes", ParamKind::size, "32B", "B", "0B", "1KiB", "payload of a quiescence-detection message",
-     "assumption: two message counters and a phase"},
+struct NQueensParams {
+  int n = 0;
+  int grain = 0;
+  Bytes state_bytes = 0;
+  int branching = 0;
+  Bytes qd_bytes = 0;
 };
+using P = NQueensParams;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    bind<&P::n>({"board", ParamKind::integer, "16", "", "4", "19", "N, the board's side and number of queens",
+                 "[C-code] the example's first argument"}),
+    bind<&P::grain>(
+        {"grain", ParamKind::integer, "8", "", "2", "19",
+         "the example's grainsize: boards of fewer rows become chares, boards of this many rows are solved in place",
+         "[C-code] the example's second argument"}),
+    bind<&P::state_bytes>({"state_bytes", ParamKind::size, "20B", "B", "0B", "1KiB",
+                           "payload of a seed message: five ints",
+                           "[C-code] Charm++ examples/charm++/NQueen (QueenState)"}),
+    bind<&P::branching>({"qd_branching", ParamKind::integer, "4", "", "1", "64",
+                         "children per PE in the spanning tree quiescence detection's waves travel on",
+                         "assumption: Converse's default spanning tree"}),
+    bind<&P::qd_bytes>({"qd_bytes", ParamKind::size, "32B", "B", "0B", "1KiB",
+                        "payload of a quiescence-detection message", "assumption: two message counters and a phase"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: nqueens)", "Charm++'s NQueen example: a state-space search.", kSpecs};
 
 struct Board {
@@ -79,14 +90,8 @@ void count_subtree(const Board& b, int n, std::int64_t& nodes, std::int64_t& sol
 
 class NQueens final : public Workload {
  public:
-  explicit NQueens(const ParamReader& r)
-      : n_(static_cast<int>(r.integer("board"))),
-        grain_(static_cast<int>(r.integer("grain"))),
-        state_bytes_(r.size("state_bytes")),
-        branching_(static_cast<int>(r.integer("qd_branching"))),
-        qd_bytes_(r.size("qd_bytes")),
-        where_(r.where()) {
-    if (grain_ > n_) r.where("grain").fail("the grain cannot exceed the board size " + std::to_string(n_));
+  explicit NQueens(const ParamReader& r) : p_(parse_fields(r, kFields)), where_(r.where()) {
+    if (p_.grain > p_.n) r.where("grain").fail("the grain cannot exceed the board size " + std::to_string(p_.n));
   }
 
   void start(rt::MessagingLayer& layer) override {
@@ -114,8 +119,8 @@ class NQueens final : public Workload {
   Task<> main_chare(Comm c) {
     pes_ = c.size();
     ++live_;  // the main chare itself, until it has seeded the first row
-    for (int column = 0; column < (n_ + 1) / 2; ++column) {
-      const Board b = place({0, 0, 0, 0, n_ % 2 == 1 && column == n_ / 2}, 1u << column, n_);
+    for (int column = 0; column < (p_.n + 1) / 2; ++column) {
+      const Board b = place({0, 0, 0, 0, p_.n % 2 == 1 && column == p_.n / 2}, 1u << column, p_.n);
       co_await seed(c, b);
     }
     finished(c);
@@ -132,17 +137,17 @@ class NQueens final : public Workload {
     ++live_;
     const auto pe =
         static_cast<Rank>(rngs_[static_cast<std::size_t>(c.rank())].below(static_cast<std::uint64_t>(c.size())));
-    co_await co_await c.am_isend(pe, handler_, state_bytes_, pack(b, n_));
+    co_await co_await c.am_isend(pe, handler_, p_.state_bytes, pack(b, p_.n));
   }
 
   // A chare expands the next row: children below the grain become chares, the others are
   // searched here.
   Task<> chare(Comm c, Envelope e) {
-    const Board b = unpack(e.word, n_);
+    const Board b = unpack(e.word, p_.n);
     ++chares_;
-    if (static_cast<int>(b.row) + 1 >= grain_) {
+    if (static_cast<int>(b.row) + 1 >= p_.grain) {
       std::int64_t nodes = 0, solutions = 0;
-      count_subtree(b, n_, nodes, solutions);
+      count_subtree(b, p_.n, nodes, solutions);
       nodes_ += nodes;
       solutions_ += solutions * (b.middle ? 1 : 2);
       ++leaves_;
@@ -151,10 +156,10 @@ class NQueens final : public Workload {
     } else {
       ++nodes_;
       co_await c.compute(node_cost_);
-      for (std::uint32_t free = free_columns(b, n_); free;) {
+      for (std::uint32_t free = free_columns(b, p_.n); free;) {
         const std::uint32_t bit = free & (0u - free);
         free ^= bit;
-        co_await seed(c, place(b, bit, n_));
+        co_await seed(c, place(b, bit, p_.n));
       }
     }
     finished(c);
@@ -170,7 +175,7 @@ class NQueens final : public Workload {
     const int children = child_count(me, c.size());
     if (!up) {
       for (int k = 1; k <= children; ++k)
-        co_await co_await c.am_isend(me * branching_ + k, qd_handler_, qd_bytes_, e.word);
+        co_await co_await c.am_isend(me * p_.branching + k, qd_handler_, p_.qd_bytes, e.word);
     } else if (++qd_replies_[static_cast<std::size_t>(me)] < children) {
       co_return;
     }
@@ -181,21 +186,18 @@ class NQueens final : public Workload {
     const Rank me = c.rank();
     qd_replies_[static_cast<std::size_t>(me)] = 0;
     if (me != 0)
-      co_return co_await c.am_send((me - 1) / branching_, qd_handler_, qd_bytes_,
+      co_return co_await c.am_send((me - 1) / p_.branching, qd_handler_, p_.qd_bytes,
                                    static_cast<std::uint64_t>(round) << 1 | 1);
     if (round == 0) co_return co_await wave(c, Envelope{0, 0, 0, 0, std::uint64_t{1} << 1});
     done_at_ = c.now();
   }
 
   int child_count(Rank pe, int pes) const {
-    const std::int64_t first = static_cast<std::int64_t>(pe) * branching_ + 1;
-    return static_cast<int>(std::clamp<std::int64_t>(pes - first, 0, branching_));
+    const std::int64_t first = static_cast<std::int64_t>(pe) * p_.branching + 1;
+    return static_cast<int>(std::clamp<std::int64_t>(pes - first, 0, p_.branching));
   }
 
-  int n_, grain_;
-  Bytes state_bytes_;
-  int branching_;
-  Bytes qd_bytes_;
+  const NQueensParams p_;
   Where where_;
   Time node_cost_ = 0;
   std::vector<Rng> rngs_;

@@ -20,38 +20,81 @@
 namespace torsim::apps {
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
-    {"pattern", ParamKind::choice, kRequired, "", "", "",
-     "shift: i -> i+distance; nearest_neighbor: each torus neighbour of the rank's node; random_permutation: a "
-     "random cyclic permutation; all_to_all: every other rank; incast: all -> rank 0; bit_complement: i -> ~i; "
-     "uniform_random: a random other rank per message; transpose: node (x, y, ...) -> (y, x, ...); tornado: "
-     "each torus coordinate c -> c + ceil(k/2) - 1; hot_spot: uniform_random, but a message goes to rank 0 with "
-     "probability hot_fraction; latency_map: rank 0 to each rank in turn",
-     "-",
-     "shift|nearest_neighbor|random_permutation|all_to_all|incast|bit_complement|uniform_random|transpose|"
-     "tornado|hot_spot|latency_map"},
-    {"size", ParamKind::size, "4KiB", "B", "0B", "1GiB", "message size", "-"},
-    {"messages", ParamKind::integer, "1", "", "1", "1000000000", "messages per destination (uniform_random: per rank)",
-     "-"},
-    {"window", ParamKind::integer, "4", "", "1", "1000000", "messages in flight (sent, not delivered) per rank", "-"},
-    {"distance", ParamKind::integer, "1", "", "", "", "shift distance in ranks", "-"},
-    {"offered_rate", ParamKind::rate, kUnset, "GB/s", "1MB/s", "10000GB/s",
-     "payload each rank offers per second, open loop (unset: closed loop, each rank sends as fast as its window "
-     "allows)",
-     "-"},
-    {"hot_fraction", ParamKind::number, "0.1", "", "0", "1", "hot_spot: share of each rank's messages sent to rank 0",
-     "-"},
-    {"arrivals", ParamKind::choice, "periodic", "", "", "",
-     "open loop (with offered_rate): periodic: one message "
-     "every size / offered_rate, from a random phase; bernoulli: in each slot a message with probability "
-     "slot x offered_rate / size; poisson: exponential gaps of mean size / offered_rate",
-     "-", "periodic|bernoulli|poisson"},
-    {"slot", ParamKind::time, kUnset, "ns", "1ps", "1s",
-     "arrivals bernoulli: the slot (default: one message's wire time at the node's injection bandwidth); at most the "
-     "mean gap size / offered_rate",
-     "-"},
+enum class Pattern : std::uint8_t {
+  shift,
+  nearest_neighbor,
+  random_permutation,
+  all_to_all,
+  incast,
+  bit_complement,
+  uniform_random,
+  transpose,
+  tornado,
+  hot_spot,
+  latency_map
 };
+constexpr ChoiceName<Pattern> kPatternNames[] = {{"shift", Pattern::shift},
+                                                 {"nearest_neighbor", Pattern::nearest_neighbor},
+                                                 {"random_permutation", Pattern::random_permutation},
+                                                 {"all_to_all", Pattern::all_to_all},
+                                                 {"incast", Pattern::incast},
+                                                 {"bit_complement", Pattern::bit_complement},
+                                                 {"uniform_random", Pattern::uniform_random},
+                                                 {"transpose", Pattern::transpose},
+                                                 {"tornado", Pattern::tornado},
+                                                 {"hot_spot", Pattern::hot_spot},
+                                                 {"latency_map", Pattern::latency_map}};
+enum class Arrivals : std::uint8_t { periodic, bernoulli, poisson };
+constexpr ChoiceName<Arrivals> kArrivalNames[] = {
+    {"periodic", Arrivals::periodic}, {"bernoulli", Arrivals::bernoulli}, {"poisson", Arrivals::poisson}};
+
+// offered_rate and slot are optional (unset: closed loop; the default slot); the constructor reads them.
+struct TrafficParams {
+  Pattern pattern{};
+  Bytes size = 0;
+  std::int64_t messages = 0, window = 0, distance = 0;
+  double hot_fraction = 0;
+  Arrivals arrivals{};
+};
+using P = TrafficParams;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    bind_choice<&P::pattern, kPatternNames>(
+        {"pattern", ParamKind::choice, kRequired, "", "", "",
+         "shift: i -> i+distance; nearest_neighbor: each torus neighbour of the rank's node; random_permutation: a "
+         "random cyclic permutation; all_to_all: every other rank; incast: all -> rank 0; bit_complement: i -> ~i; "
+         "uniform_random: a random other rank per message; transpose: node (x, y, ...) -> (y, x, ...); tornado: "
+         "each torus coordinate c -> c + ceil(k/2) - 1; hot_spot: uniform_random, but a message goes to rank 0 with "
+         "probability hot_fraction; latency_map: rank 0 to each rank in turn",
+         "-",
+         "shift|nearest_neighbor|random_permutation|all_to_all|incast|bit_complement|uniform_random|transpose|"
+         "tornado|hot_spot|latency_map"}),
+    bind<&P::size>({"size", ParamKind::size, "4KiB", "B", "0B", "1GiB", "message size", "-"}),
+    bind<&P::messages>({"messages", ParamKind::integer, "1", "", "1", "1000000000",
+                        "messages per destination (uniform_random: per rank)", "-"}),
+    bind<&P::window>({"window", ParamKind::integer, "4", "", "1", "1000000",
+                      "messages in flight (sent, not delivered) per rank", "-"}),
+    bind<&P::distance>({"distance", ParamKind::integer, "1", "", "", "", "shift distance in ranks", "-"}),
+    unbound<P>(
+        {"offered_rate", ParamKind::rate, kUnset, "GB/s", "1MB/s", "10000GB/s",
+         "payload each rank offers per second, open loop (unset: closed loop, each rank sends as fast as its window "
+         "allows)",
+         "-"}),
+    bind<&P::hot_fraction>({"hot_fraction", ParamKind::number, "0.1", "", "0", "1",
+                            "hot_spot: share of each rank's messages sent to rank 0", "-"}),
+    bind_choice<&P::arrivals, kArrivalNames>(
+        {"arrivals", ParamKind::choice, "periodic", "", "", "",
+         "open loop (with offered_rate): periodic: one message "
+         "every size / offered_rate, from a random phase; bernoulli: in each slot a message with probability "
+         "slot x offered_rate / size; poisson: exponential gaps of mean size / offered_rate",
+         "-", "periodic|bernoulli|poisson"}),
+    unbound<P>({"slot", ParamKind::time, kUnset, "ns", "1ps", "1s",
+                "arrivals bernoulli: the slot (default: one message's wire time at the node's injection bandwidth); at "
+                "most the "
+                "mean gap size / offered_rate",
+                "-"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: traffic)", "Synthetic traffic patterns.", kSpecs};
 
 // Neighbour ranks of `r` in each dimension and direction of its node's router, with the same
@@ -75,49 +118,51 @@ std::vector<Rank> torus_neighbours(const rt::Job& job, const std::vector<Rank>& 
 class Traffic final : public Workload {
  public:
   explicit Traffic(const ParamReader& r)
-      : pattern_(r.text("pattern")),
-        size_(r.size("size")),
-        messages_(r.integer("messages")),
-        window_(r.integer("window")),
-        distance_(r.integer("distance")),
+      : p_(parse_fields(r, kFields)),
         offered_rate_(r.has("offered_rate") ? r.rate("offered_rate") : 0),
-        hot_ppm_(static_cast<std::uint64_t>(r.number("hot_fraction") * 1e6 + 0.5)),
-        arrivals_(r.text("arrivals")),
+        hot_ppm_(static_cast<std::uint64_t>(p_.hot_fraction * 1e6 + 0.5)),
         slot_(r.has("slot") ? r.time("slot") : 0) {
-    if (arrivals_ != "periodic" && !offered_rate_)
-      r.where("arrivals").fail("random arrivals (" + arrivals_ + ") need an offered_rate (open loop)");
-    if (r.has("slot") && arrivals_ != "bernoulli")
+    if (p_.arrivals != Arrivals::periodic && !offered_rate_)
+      r.where("arrivals")
+          .fail("random arrivals (" + std::string(name_of(kArrivalNames, p_.arrivals)) +
+                ") need an offered_rate (open loop)");
+    if (r.has("slot") && p_.arrivals != Arrivals::bernoulli)
       not_used(r.where("slot"), "a slot is read only with arrivals bernoulli");
-    if (r.has("distance") && pattern_ != "shift")
-      not_used(r.where("distance"), "distance is read only with pattern shift; this run's pattern is " + pattern_);
-    if (r.has("hot_fraction") && pattern_ != "hot_spot")
+    if (r.has("distance") && p_.pattern != Pattern::shift)
+      not_used(r.where("distance"),
+               "distance is read only with pattern shift; this run's pattern is " + pattern_name());
+    if (r.has("hot_fraction") && p_.pattern != Pattern::hot_spot)
       not_used(r.where("hot_fraction"),
-               "hot_fraction is read only with pattern hot_spot; this run's pattern is " + pattern_);
+               "hot_fraction is read only with pattern hot_spot; this run's pattern is " + pattern_name());
   }
 
   int minimum_ranks() const override { return 2; }
+  std::string pattern_name() const { return std::string(name_of(kPatternNames, p_.pattern)); }
 
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
-    if (slot_ > 0 && slot_ > transfer_time(size_, offered_rate_))
+    if (slot_ > 0 && slot_ > transfer_time(p_.size, offered_rate_))
       (where / "slot")
           .fail("the slot (" + format_time(slot_) + ") exceeds the mean gap between messages (" +
-                format_time(transfer_time(size_, offered_rate_)) + "): a slot holds one message at most");
+                format_time(transfer_time(p_.size, offered_rate_)) + "): a slot holds one message at most");
     const int n = job.size();
-    if (pattern_ == "bit_complement" && (n & (n - 1)) != 0)
+    if (p_.pattern == Pattern::bit_complement && (n & (n - 1)) != 0)
       (where / "pattern").fail("bit_complement needs a power-of-two number of ranks; the job has " + std::to_string(n));
     const auto* torus = dynamic_cast<const topo::Torus*>(job.machine.topology.get());
-    if ((pattern_ == "nearest_neighbor" || pattern_ == "transpose" || pattern_ == "tornado") && !torus)
-      (where / "pattern").fail(pattern_ + " needs a torus or mesh machine");
-    if (pattern_ == "transpose" && (torus->dims().size() < 2 || torus->dims()[0].size != torus->dims()[1].size))
+    if ((p_.pattern == Pattern::nearest_neighbor || p_.pattern == Pattern::transpose ||
+         p_.pattern == Pattern::tornado) &&
+        !torus)
+      (where / "pattern").fail(pattern_name() + " needs a torus or mesh machine");
+    if (p_.pattern == Pattern::transpose &&
+        (torus->dims().size() < 2 || torus->dims()[0].size != torus->dims()[1].size))
       (where / "pattern").fail("transpose needs a torus whose first two dimensions have the same size");
   }
 
   void start(rt::MessagingLayer& layer) override {
     job_ = &layer.job();
-    if (arrivals_ == "bernoulli" && slot_ == 0)
+    if (p_.arrivals == Arrivals::bernoulli && slot_ == 0)
       slot_ = std::max<Time>(
-          1, transfer_time(job_->machine.packet.wire_bytes(size_), job_->machine.node.injection_bandwidth));
+          1, transfer_time(job_->machine.packet.wire_bytes(p_.size), job_->machine.node.injection_bandwidth));
     const auto n = static_cast<std::size_t>(layer.size());
     first_send_.assign(n, kNever);
     sources_.assign(n, Source{});
@@ -125,7 +170,7 @@ class Traffic final : public Workload {
     layer_ = &layer;
     prepare_destinations(layer.job());
     if (offered_rate_ > 0) {  // the middle half of the span in which messages are created
-      const Time span = messages_ * std::max<Time>(1, transfer_time(size_, offered_rate_));
+      const Time span = p_.messages * std::max<Time>(1, transfer_time(p_.size, offered_rate_));
       window_start_ = span / 4;
       window_end_ = std::max(window_start_ + 1, 3 * span / 4);
     }
@@ -148,17 +193,17 @@ class Traffic final : public Workload {
       const auto* traffic = static_cast<const Traffic*>(ctx);
       const Sender& sender = traffic->senders_[static_cast<std::size_t>(src)];
       Kernel::prefetch_frame(sender.frame);
-      if (sender.in_flight >= traffic->window_ || sender.next_destination < 0) return;
+      if (sender.in_flight >= traffic->p_.window || sender.next_destination < 0) return;
       __builtin_prefetch(&traffic->sources_[static_cast<std::size_t>(src)]);
       traffic->layer_->expect_send(src, sender.next_destination);
     };
     layer.set_hints(hints);
-    if (pattern_ == "latency_map") return layer.kernel().spawn(map_latency(Comm(layer, 0)));
+    if (p_.pattern == Pattern::latency_map) return layer.kernel().spawn(map_latency(Comm(layer, 0)));
     spawn_all(layer, [this](Comm c) { return send_all(c); });
   }
 
   void finish(RunOutput& out) const override {
-    if (pattern_ == "latency_map") return finish_latency_map(out);
+    if (p_.pattern == Pattern::latency_map) return finish_latency_map(out);
     Time completion = 0;
     for (const Source& s : sources_) completion = std::max(completion, s.last_arrival);
     out.metrics["completion_time_us"] = microseconds(completion);
@@ -167,7 +212,7 @@ class Traffic final : public Workload {
     out.metrics["mean_latency_us"] = delivered_ ? microseconds(latency_sum_ / static_cast<Time>(delivered_)) : 0.0;
     out.metrics["max_latency_us"] = microseconds(latency_max_);
     add_per_source(out);
-    if (pattern_ == "hot_spot")
+    if (p_.pattern == Pattern::hot_spot)
       out.metrics["background_mean_latency_us"] =
           background_delivered_ ? microseconds(background_latency_sum_ / static_cast<Time>(background_delivered_))
                                 : 0.0;
@@ -182,7 +227,7 @@ class Traffic final : public Workload {
  private:
   void prepare_destinations(const rt::Job& job) {
     const int n = job.size();
-    if (pattern_ == "random_permutation") {
+    if (p_.pattern == Pattern::random_permutation) {
       // Sattolo's algorithm: a uniformly random n-cycle, so no rank sends to itself.
       permutation_.resize(static_cast<std::size_t>(n));
       for (int i = 0; i < n; ++i) permutation_[static_cast<std::size_t>(i)] = i;
@@ -190,7 +235,7 @@ class Traffic final : public Workload {
       for (int i = n - 1; i > 0; --i)
         std::swap(permutation_[static_cast<std::size_t>(i)], permutation_[rng.below(static_cast<std::uint64_t>(i))]);
     }
-    if (pattern_ == "nearest_neighbor" || pattern_ == "transpose" || pattern_ == "tornado") {
+    if (p_.pattern == Pattern::nearest_neighbor || p_.pattern == Pattern::transpose || p_.pattern == Pattern::tornado) {
       first_rank_on_node_.assign(static_cast<std::size_t>(job.machine.node_count()), -1);
       for (Rank r = n - 1; r >= 0; --r)
         if (job.placement.local_index(r) == 0) first_rank_on_node_[static_cast<std::size_t>(job.node_of(r))] = r;
@@ -200,12 +245,12 @@ class Traffic final : public Workload {
   std::vector<Rank> destinations(Comm c) const {
     const Rank me = c.rank();
     const int n = c.size();
-    if (pattern_ == "shift") return {static_cast<Rank>(((me + distance_) % n + n) % n)};
-    if (pattern_ == "random_permutation") return {permutation_[static_cast<std::size_t>(me)]};
-    if (pattern_ == "incast") return me == 0 ? std::vector<Rank>{} : std::vector<Rank>{0};
-    if (pattern_ == "bit_complement") return {static_cast<Rank>(~me & (n - 1))};
-    if (pattern_ == "nearest_neighbor") return torus_neighbours(*job_, first_rank_on_node_, me);
-    if (pattern_ == "transpose" || pattern_ == "tornado") return coordinate_permutation(me);
+    if (p_.pattern == Pattern::shift) return {static_cast<Rank>(((me + p_.distance) % n + n) % n)};
+    if (p_.pattern == Pattern::random_permutation) return {permutation_[static_cast<std::size_t>(me)]};
+    if (p_.pattern == Pattern::incast) return me == 0 ? std::vector<Rank>{} : std::vector<Rank>{0};
+    if (p_.pattern == Pattern::bit_complement) return {static_cast<Rank>(~me & (n - 1))};
+    if (p_.pattern == Pattern::nearest_neighbor) return torus_neighbours(*job_, first_rank_on_node_, me);
+    if (p_.pattern == Pattern::transpose || p_.pattern == Pattern::tornado) return coordinate_permutation(me);
     std::vector<Rank> all;  // all_to_all, staggered so that rank i starts with i+1
     for (int step = 1; step < n; ++step) all.push_back((me + step) % n);
     return all;
@@ -221,8 +266,8 @@ class Traffic final : public Workload {
     for (std::size_t d = 0; d < torus.dims().size(); ++d) {
       const int k = torus.dims()[d].size;
       int c = torus.coordinate(router, d);
-      if (pattern_ == "transpose" && d < 2) c = torus.coordinate(router, 1 - d);
-      if (pattern_ == "tornado") c = (c + (k + 1) / 2 - 1) % k;
+      if (p_.pattern == Pattern::transpose && d < 2) c = torus.coordinate(router, 1 - d);
+      if (p_.pattern == Pattern::tornado) c = (c + (k + 1) / 2 - 1) % k;
       target += c * stride;
       stride *= k;
     }
@@ -239,29 +284,29 @@ class Traffic final : public Workload {
     const auto me = static_cast<std::size_t>(c.rank());
     Source& source = sources_[me];
     Rng rng = job_->rng(1000 + me);
-    const bool random = pattern_ == "uniform_random" || pattern_ == "hot_spot";
+    const bool random = p_.pattern == Pattern::uniform_random || p_.pattern == Pattern::hot_spot;
     const auto fixed = random ? std::vector<Rank>{} : destinations(c);
-    const std::int64_t total = random ? messages_ : messages_ * static_cast<std::int64_t>(fixed.size());
+    const std::int64_t total = random ? p_.messages : p_.messages * static_cast<std::int64_t>(fixed.size());
     Sender& sender = senders_[me];
     if (total > 0) {
       first_send_[me] = c.now();
       sender.next_destination = destination(0, fixed, rng, c);
     }
     // Open loop: messages are created at their arrival times, whatever the network does.
-    const Time period = offered_rate_ > 0 ? std::max<Time>(1, transfer_time(size_, offered_rate_)) : 0;
+    const Time period = offered_rate_ > 0 ? std::max<Time>(1, transfer_time(p_.size, offered_rate_)) : 0;
     Rng arrivals = job_->rng(2000 + me);
     Time created = period > 0 ? first_arrival(arrivals, period) : 0;
     for (std::int64_t k = 0; k < total; ++k) {
-      while (sender.in_flight >= window_) co_await Credit{source, sender};
+      while (sender.in_flight >= p_.window) co_await Credit{source, sender};
       if (k > 0 && period > 0) created = next_arrival(arrivals, period, created);
       if (period > 0 && created > c.now()) co_await c.kernel().sleep(created - c.now());
       const Rank dst = sender.next_destination;
       // Drawn one message ahead (the same draws, in the same order), for the hints.
       sender.next_destination = k + 1 < total ? destination(k + 1, fixed, rng, c) : -1;
       ++sender.in_flight;
-      source.bytes_sent += size_;
+      source.bytes_sent += p_.size;
       const Time stamp = period > 0 ? created : c.now();
-      rt::Request sent = co_await c.am_isend(dst, handler_, size_, static_cast<std::uint64_t>(stamp));
+      rt::Request sent = co_await c.am_isend(dst, handler_, p_.size, static_cast<std::uint64_t>(stamp));
       co_await Completion{sent, sender};
     }
   }
@@ -269,12 +314,12 @@ class Traffic final : public Workload {
   // The first message's creation: a random phase within the period (periodic), or the first
   // arrival of the process.
   Time first_arrival(Rng& rng, Time period) const {
-    if (arrivals_ == "periodic") return static_cast<Time>(rng.below(static_cast<std::uint64_t>(period)));
+    if (p_.arrivals == Arrivals::periodic) return static_cast<Time>(rng.below(static_cast<std::uint64_t>(period)));
     return next_arrival(rng, period, 0);
   }
   Time next_arrival(Rng& rng, Time period, Time previous) const {
-    if (arrivals_ == "poisson") return previous + rng.exponential(period);
-    if (arrivals_ == "bernoulli")
+    if (p_.arrivals == Arrivals::poisson) return previous + rng.exponential(period);
+    if (p_.arrivals == Arrivals::bernoulli)
       return previous +
              static_cast<Time>(rng.geometric(static_cast<std::uint64_t>(slot_), static_cast<std::uint64_t>(period))) *
                  slot_;
@@ -285,7 +330,7 @@ class Traffic final : public Workload {
   // for hot_spot), or the pattern's fixed ones in turn.
   Rank destination(std::int64_t k, const std::vector<Rank>& fixed, Rng& rng, Comm c) const {
     if (!fixed.empty()) return fixed[static_cast<std::size_t>(k) % fixed.size()];
-    if (pattern_ == "hot_spot" && rng.below(1000000) < hot_ppm_ && c.rank() != 0) return 0;
+    if (p_.pattern == Pattern::hot_spot && rng.below(1000000) < hot_ppm_ && c.rank() != 0) return 0;
     return random_other(rng, c);
   }
 
@@ -326,7 +371,7 @@ class Traffic final : public Workload {
 
   void arrived(Comm c, const Envelope& e) {
     const Time latency = c.now() - static_cast<Time>(e.word);
-    if (pattern_ == "hot_spot" && c.rank() != 0) {
+    if (p_.pattern == Pattern::hot_spot && c.rank() != 0) {
       ++background_delivered_;
       background_latency_sum_ += latency;
     }
@@ -350,7 +395,7 @@ class Traffic final : public Workload {
     for (Rank dst = 1; dst < c.size(); ++dst) {
       Signal arrival(c.kernel());
       waiting_ = &arrival;
-      co_await c.am_send(dst, handler_, size_, static_cast<std::uint64_t>(c.now()));
+      co_await c.am_send(dst, handler_, p_.size, static_cast<std::uint64_t>(c.now()));
       co_await arrival;
       waiting_ = nullptr;
     }
@@ -393,12 +438,9 @@ class Traffic final : public Workload {
     out.metrics["per_source_throughput_max_MBps"] = hi;
   }
 
-  std::string pattern_;
-  Bytes size_;
-  std::int64_t messages_, window_, distance_;
+  const TrafficParams p_;
   Rate offered_rate_;
-  std::uint64_t hot_ppm_;  // hot_fraction in millionths
-  std::string arrivals_;
+  std::uint64_t hot_ppm_;                   // hot_fraction in millionths
   Time slot_;                               // bernoulli arrivals: the slot (0 until start() sets the default)
   Time window_start_ = 0, window_end_ = 0;  // open loop: where the accepted throughput is measured
   Bytes window_bytes_ = 0;

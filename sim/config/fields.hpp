@@ -12,10 +12,12 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "sim/config/params.hpp"
 
@@ -44,11 +46,15 @@ constexpr bool holds(ParamKind kind) {
   if constexpr (std::is_same_v<T, bool>)
     return kind == ParamKind::boolean;
   else if constexpr (std::is_same_v<T, std::string>)
-    return kind == ParamKind::text;
+    return kind == ParamKind::text || kind == ParamKind::choice;
   else if constexpr (std::is_integral_v<T>)
     return kind == ParamKind::integer || kind == ParamKind::size || kind == ParamKind::rate || kind == ParamKind::time;
   else if constexpr (std::is_floating_point_v<T>)
     return kind == ParamKind::number;
+  else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>)
+    return kind == ParamKind::size_list || kind == ParamKind::integer_list;
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+    return kind == ParamKind::text_list;
   else
     return false;
 }
@@ -61,6 +67,10 @@ T read_as(const ParamReader& r, const ParamSpec& s) {
     return r.text(s.name);
   else if constexpr (std::is_floating_point_v<T>)
     return static_cast<T>(r.number(s.name));
+  else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>)
+    return s.kind == ParamKind::size_list ? r.sizes(s.name) : r.integers(s.name);
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+    return r.texts(s.name);
   else {
     switch (s.kind) {
       case ParamKind::size:
@@ -122,6 +132,14 @@ constexpr Field<typename detail::MemberOf<decltype(Member)>::owner> bind_choice(
             for (const auto& n : Names)
               if (n.name == value) out.*Member = n.value;
           }};
+}
+
+/// The name of `value` in `names` (every value of an enum mapped by bind_choice has one).
+template <class E, std::size_t N>
+constexpr std::string_view name_of(const ChoiceName<E> (&names)[N], E value) {
+  for (const auto& n : names)
+    if (n.value == value) return n.name;
+  throw std::logic_error("a value without a name");
 }
 
 /// A nested object that fills `Member` through its own table and parse function.

@@ -248,7 +248,7 @@ CASES = {
     "mpi-cuda-other-design-key": case(
         "a CUDA-aware MPI parameter of the design the workload does not choose",
         path="/machine/runtimes/mpi_cuda/chunk",
-        expect="chunk is not used by MVAPICH2-CUDA's baseline design (it calibrates the overlap design)",
+        expect="chunk is not used by MVAPICH2-CUDA's baseline design (it calibrates the other one)",
         scenario={"machine": {"preset": "wilkes", "runtimes": {"mpi_cuda": {"chunk": "32KiB"}}},
                   "placement": {"node_list": [0], "ranks_per_node": 2},
                   "workload": {"name": "ddtbench", "test": "WRF_y_sa", "design": "baseline", "iterations": 1,

@@ -18,7 +18,7 @@ namespace {
 using namespace replay;
 
 constexpr ParamSpec kSpecs[] = {
-    {"name", ParamKind::text, kRequired, "", "", "", "workload name", "-"},
+    kWorkloadName,
     {"path", ParamKind::text, kRequired, "", "", "",
      "the trace: a time-independent index or action file, a DUMPI .meta (or .bin), an OTF2 anchor (traces.otf2), "
      "or a folder holding one; a relative path is relative to the scenario file (on the command line: to the "

@@ -70,8 +70,8 @@ Mvapich2CudaParams mvapich2_cuda_of(const Machine& machine, GpuDesign design) {
   for (const std::string_view key : baseline ? std::span(kOverlapKeys) : std::span(kBaselineKeys))
     if (spec.contains(key))
       not_used_unless_preset(where / key, std::string(key) + " is not used by MVAPICH2-CUDA's " +
-                                              (baseline ? "baseline" : "overlap") + " design (it calibrates the " +
-                                              (baseline ? "overlap" : "baseline") + " design)");
+                                              std::string(name_of(kGpuDesignNames, design)) +
+                                              " design (it calibrates the other one)");
   return parse_mvapich2_cuda(ParamReader(spec, where, kMvapich2CudaParams));
 }
 

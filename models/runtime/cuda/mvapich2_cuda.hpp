@@ -43,10 +43,13 @@
 
 #include "models/gpu/device.hpp"
 #include "models/messaging/messaging.hpp"
+#include "sim/config/fields.hpp"
 
 namespace torsim::rt {
 
 enum class GpuDesign : std::uint8_t { baseline, overlap };
+inline constexpr ChoiceName<GpuDesign> kGpuDesignNames[] = {{"baseline", GpuDesign::baseline},
+                                                            {"overlap", GpuDesign::overlap}};
 enum class GpuPath : std::uint8_t { shared_memory, staged_network, gpudirect };
 
 // Every field is read by parse_mvapich2_cuda from its declaration in mvapich2_cuda.cpp, which holds the default.
