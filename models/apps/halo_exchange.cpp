@@ -17,28 +17,40 @@
 namespace torsim::apps {
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    kWorkloadName,
-    {"design", ParamKind::choice, "baseline", "", "", "",
-     "baseline: pack, synchronise, then send, one message at a time; overlap: chunks on streams with callbacks "
-     "(models/runtime/cuda/mvapich2_cuda.hpp)",
-     "-", "baseline|overlap"},
-    {"points_i", ParamKind::integer, "520", "", "3", "100000", "horizontal grid points along i (the whole domain)",
-     "[E] COSMO-2, MeteoSwiss's 2.2 km set-up: 520 x 350 points, 60 levels (not checked against a primary source; "
-     "docs/models/gpu.md)"},
-    {"points_j", ParamKind::integer, "350", "", "3", "100000", "horizontal grid points along j (the whole domain)",
-     "[E] COSMO-2, as points_i"},
-    {"levels", ParamKind::integer, "60", "", "1", "10000", "vertical levels (not decomposed)",
-     "[E] COSMO-2, as points_i"},
-    {"halo", ParamKind::integer, "3", "", "1", "100", "halo lines on each side in i and j (nboundlines)",
-     "[C-code] C2SM/DECREMENT lm_c_defaults.sh @437cf2b7: nboundlines = 3"},
-    {"fields", ParamKind::integer, "3", "", "1", "1000", "3-D fields exchanged, a message each per neighbour",
-     "assumption (docs/models/gpu.md: sensitivity)"},
-    {"element", ParamKind::size, "8B", "B", "1B", "64B", "bytes per grid value",
-     "assumption: double precision, COSMO's default working precision"},
-    {"iterations", ParamKind::integer, "10", "", "1", "1000000", "timed exchanges", "-"},
-    {"warmup", ParamKind::integer, "1", "", "0", "1000000", "untimed exchanges before the barrier", "-"},
+struct HaloParams : CosmoDomain {
+  rt::GpuDesign design{};
+  std::int64_t fields = 0, iterations = 0, warmup = 0;
 };
+using P = HaloParams;
+using D = CosmoDomain;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    bind_choice<&P::design, rt::kGpuDesignNames>(
+        {"design", ParamKind::choice, "baseline", "", "", "",
+         "baseline: pack, synchronise, then send, one message at a time; overlap: chunks on streams with callbacks "
+         "(models/runtime/cuda/mvapich2_cuda.hpp)",
+         "-", "baseline|overlap"}),
+    bind<&D::points_i, P>(
+        {"points_i", ParamKind::integer, "520", "", "3", "100000", "horizontal grid points along i (the whole domain)",
+         "[E] COSMO-2, MeteoSwiss's 2.2 km set-up: 520 x 350 points, 60 levels (not checked against a primary source; "
+         "docs/models/gpu.md)"}),
+    bind<&D::points_j, P>({"points_j", ParamKind::integer, "350", "", "3", "100000",
+                           "horizontal grid points along j (the whole domain)", "[E] COSMO-2, as points_i"}),
+    bind<&D::levels, P>({"levels", ParamKind::integer, "60", "", "1", "10000", "vertical levels (not decomposed)",
+                         "[E] COSMO-2, as points_i"}),
+    bind<&D::halo, P>({"halo", ParamKind::integer, "3", "", "1", "100",
+                       "halo lines on each side in i and j (nboundlines)",
+                       "[C-code] C2SM/DECREMENT lm_c_defaults.sh @437cf2b7: nboundlines = 3"}),
+    bind<&P::fields>({"fields", ParamKind::integer, "3", "", "1", "1000",
+                      "3-D fields exchanged, a message each per neighbour",
+                      "assumption (docs/models/gpu.md: sensitivity)"}),
+    bind<&D::element, P>({"element", ParamKind::size, "8B", "B", "1B", "64B", "bytes per grid value",
+                          "assumption: double precision, COSMO's default working precision"}),
+    bind<&P::iterations>({"iterations", ParamKind::integer, "10", "", "1", "1000000", "timed exchanges", "-"}),
+    bind<&P::warmup>(
+        {"warmup", ParamKind::integer, "1", "", "0", "1000000", "untimed exchanges before the barrier", "-"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: halo_exchange)",
                          "COSMO's halo exchange between GPUs: 8 neighbours, a subarray datatype per neighbour and "
                          "field.",
@@ -60,17 +72,7 @@ struct RankPlan {
 
 class HaloExchange final : public Workload {
  public:
-  explicit HaloExchange(const ParamReader& r)
-      : design_(r.choice<rt::GpuDesign>("design",
-                                        {{"baseline", rt::GpuDesign::baseline}, {"overlap", rt::GpuDesign::overlap}})),
-        domain_{.points_i = r.integer("points_i"),
-                .points_j = r.integer("points_j"),
-                .levels = r.integer("levels"),
-                .halo = r.integer("halo"),
-                .element = r.size("element")},
-        fields_(r.integer("fields")),
-        iterations_(r.integer("iterations")),
-        warmup_(r.integer("warmup")) {}
+  explicit HaloExchange(const ParamReader& r) : p_(parse_fields(r, kFields)), domain_(p_) {}
 
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
@@ -80,13 +82,13 @@ class HaloExchange final : public Workload {
                  " process grid leaves subdomains narrower than the halo (" + std::to_string(domain_.halo) +
                  " lines); use fewer ranks or more points");
     (void)gpu::gpu_of(job.machine, where);
-    (void)rt::mvapich2_cuda_of(job.machine, design_);
+    (void)rt::mvapich2_cuda_of(job.machine, p_.design);
   }
 
   void start(rt::MessagingLayer& layer) override {
     const rt::Job& job = layer.job();
     gpu_ = gpu::gpu_of(job.machine, job.machine.where);
-    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine, design_), design_);
+    mpi_ = std::make_unique<rt::Mvapich2Cuda>(layer, gpu_, rt::mvapich2_cuda_of(job.machine, p_.design), p_.design);
     grid_ = ProcessGrid::of(job.size());
     for (Rank r = 0; r < job.size(); ++r) plans_.push_back(plan(r));
     end_.assign(plans_.size(), 0);
@@ -95,7 +97,7 @@ class HaloExchange final : public Workload {
 
   void finish(RunOutput& out) const override {
     const Time last = *std::max_element(end_.begin(), end_.end());
-    const Time exchange = (last - start_) / iterations_;
+    const Time exchange = (last - start_) / p_.iterations;
     out.metrics["exchange_us"] = microseconds(exchange);
     out.metrics["process_grid_x"] = grid_.x;
     out.metrics["process_grid_y"] = grid_.y;
@@ -109,7 +111,7 @@ class HaloExchange final : public Workload {
   RankPlan plan(Rank self) const {
     RankPlan p;
     const std::vector<HaloNeighbour> neighbours = halo_neighbours(domain_, grid_, self);
-    for (std::int64_t f = 0; f < fields_; ++f)
+    for (std::int64_t f = 0; f < p_.fields; ++f)
       for (const HaloNeighbour& n : neighbours) {
         p.sends.push_back({n.rank, tag(f, n.di, n.dj), n.send.layout()});
         p.receives.push_back({n.rank, tag(f, -n.di, -n.dj), n.receive.layout()});
@@ -118,12 +120,12 @@ class HaloExchange final : public Workload {
   }
 
   Task<> run(Comm c) {
-    for (std::int64_t k = 0; k < warmup_ + iterations_; ++k) {
-      if (k == warmup_) {
+    for (std::int64_t k = 0; k < p_.warmup + p_.iterations; ++k) {
+      if (k == p_.warmup) {
         co_await c.barrier();
         if (c.rank() == 0) start_ = c.now();
       }
-      co_await exchange(c, static_cast<rt::Tag>(k % 2) * static_cast<rt::Tag>(fields_) * 9);
+      co_await exchange(c, static_cast<rt::Tag>(k % 2) * static_cast<rt::Tag>(p_.fields) * 9);
     }
     end_[static_cast<std::size_t>(c.rank())] = c.now();
   }
@@ -166,9 +168,8 @@ class HaloExchange final : public Workload {
                microseconds(pcie)});
   }
 
-  rt::GpuDesign design_;
-  CosmoDomain domain_;
-  std::int64_t fields_, iterations_, warmup_;
+  const HaloParams p_;
+  const CosmoDomain domain_;  // the parameters' domain part
   gpu::GpuParams gpu_;
   std::unique_ptr<rt::Mvapich2Cuda> mpi_;
   ProcessGrid grid_;

@@ -23,24 +23,37 @@
 namespace torsim::apps {
 namespace {
 
-constexpr ParamSpec kSpecs[] = {
-    kWorkloadName,
-    {"atoms", ParamKind::integer, "92224", "", "1", "100000000", "atoms in the system", "[C] the ApoA1 benchmark"},
-    {"box", ParamKind::text_list, "[\"108.86\", \"108.86\", \"77.76\"]", "", "", "", "periodic box, x y z in angstroms",
-     "[C] the ApoA1 benchmark (cellBasisVector)"},
-    {"cutoff", ParamKind::number, "12", "", "1", "100", "non-bonded cutoff in angstroms", "[C] ApoA1 benchmark"},
-    {"pairlist_distance", ParamKind::number, "13.5", "", "1", "100",
-     "pairlist distance in angstroms: the minimum patch width", "[C] ApoA1 benchmark (pairlistdist)"},
-    {"pme_grid", ParamKind::integer_list, "[108, 108, 80]", "", "1", "4096", "PME grid points x y z",
-     "[C] ApoA1 benchmark (PMEGridSize)"},
-    {"pme_every", ParamKind::integer, "4", "", "1", "1000", "steps between PME evaluations",
-     "[C] ApoA1 benchmark (fullElectFrequency)"},
-    {"steps", ParamKind::integer, "9", "", "2", "100000", "steps simulated; the first is left out of the timing", "-"},
-    {"coordinate_bytes", ParamKind::size, "32B", "B", "1B", "1KiB", "bytes per atom of a coordinate message",
-     "assumption: position, charge and type, as NAMD's CompAtom"},
-    {"force_bytes", ParamKind::size, "24B", "B", "1B", "1KiB", "bytes per atom of a force message",
-     "assumption: three doubles"},
+// box and pme_grid are read as three values each by the constructor.
+struct NamdParams {
+  std::int64_t atoms = 0, pme_every = 0, steps = 0;
+  double cutoff = 0, pairlist = 0;
+  Bytes coordinate_bytes = 0, force_bytes = 0;
 };
+using P = NamdParams;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    bind<&P::atoms>(
+        {"atoms", ParamKind::integer, "92224", "", "1", "100000000", "atoms in the system", "[C] the ApoA1 benchmark"}),
+    unbound<P>({"box", ParamKind::text_list, "[\"108.86\", \"108.86\", \"77.76\"]", "", "", "",
+                "periodic box, x y z in angstroms", "[C] the ApoA1 benchmark (cellBasisVector)"}),
+    bind<&P::cutoff>(
+        {"cutoff", ParamKind::number, "12", "", "1", "100", "non-bonded cutoff in angstroms", "[C] ApoA1 benchmark"}),
+    bind<&P::pairlist>({"pairlist_distance", ParamKind::number, "13.5", "", "1", "100",
+                        "pairlist distance in angstroms: the minimum patch width",
+                        "[C] ApoA1 benchmark (pairlistdist)"}),
+    unbound<P>({"pme_grid", ParamKind::integer_list, "[108, 108, 80]", "", "1", "4096", "PME grid points x y z",
+                "[C] ApoA1 benchmark (PMEGridSize)"}),
+    bind<&P::pme_every>({"pme_every", ParamKind::integer, "4", "", "1", "1000", "steps between PME evaluations",
+                         "[C] ApoA1 benchmark (fullElectFrequency)"}),
+    bind<&P::steps>({"steps", ParamKind::integer, "9", "", "2", "100000",
+                     "steps simulated; the first is left out of the timing", "-"}),
+    bind<&P::coordinate_bytes>({"coordinate_bytes", ParamKind::size, "32B", "B", "1B", "1KiB",
+                                "bytes per atom of a coordinate message",
+                                "assumption: position, charge and type, as NAMD's CompAtom"}),
+    bind<&P::force_bytes>({"force_bytes", ParamKind::size, "24B", "B", "1B", "1KiB",
+                           "bytes per atom of a force message", "assumption: three doubles"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: namd)", "NAMD-like molecular dynamics step over a core sweep.", kSpecs};
 
 enum Kind : std::uint64_t { kCoordinates = 1, kForces, kCharges, kTranspose, kPmeForces };
@@ -66,20 +79,13 @@ struct Patch {
 
 class Namd final : public Workload {
  public:
-  explicit Namd(const ParamReader& r) : where_(r.where()) {
-    atoms_ = r.integer("atoms");
+  explicit Namd(const ParamReader& r) : where_(r.where()), p_(parse_fields(r, kFields)) {
     const auto box = r.texts("box");
     if (box.size() != 3) r.where("box").fail("expected three box lengths, x y z");
     for (std::size_t i = 0; i < 3; ++i) box_[i] = std::stod(box[i]);
-    cutoff_ = r.number("cutoff");
-    pairlist_ = r.number("pairlist_distance");
     const auto grid = r.integers("pme_grid");
     if (grid.size() != 3) r.where("pme_grid").fail("expected three grid sizes, x y z");
     for (std::size_t i = 0; i < 3; ++i) grid_[i] = grid[i];
-    pme_every_ = r.integer("pme_every");
-    steps_ = r.integer("steps");
-    coordinate_bytes_ = r.size("coordinate_bytes");
-    force_bytes_ = r.size("force_bytes");
   }
 
   void start(rt::MessagingLayer& layer) override {
@@ -99,12 +105,12 @@ class Namd final : public Workload {
   void finish(RunOutput& out) const override {
     const Time timed = step_end_.size() > 1 ? step_end_.back() - step_end_.front() : 0;
     out.metrics["time_per_step_ms"] =
-        to_seconds(timed) * 1e3 / static_cast<double>(std::max<std::int64_t>(1, steps_ - 1));
+        to_seconds(timed) * 1e3 / static_cast<double>(std::max<std::int64_t>(1, p_.steps - 1));
     out.metrics["patches"] = static_cast<double>(patches_.size());
     out.metrics["computes"] = static_cast<double>(computes_.size());
     out.metrics["pme_pencils"] = static_cast<double>(pencils_);
     out.metrics["pairs_per_step"] = total_pairs_;
-    out.metrics["messages_per_step"] = static_cast<double>(messages_) / static_cast<double>(steps_);
+    out.metrics["messages_per_step"] = static_cast<double>(messages_) / static_cast<double>(p_.steps);
     out.metrics["mean_message_bytes"] = messages_ ? static_cast<double>(bytes_) / static_cast<double>(messages_) : 0.0;
     auto& steps = out.add_series("steps", {"step", "end_ms"});  // when every patch has finished each step
     for (std::size_t i = 0; i < step_end_.size(); ++i)
@@ -115,11 +121,11 @@ class Namd final : public Workload {
   // ---- Geometry
 
   void build_patches() {
-    for (std::size_t i = 0; i < 3; ++i) dims_[i] = std::max(1, static_cast<int>(box_[i] / pairlist_));
+    for (std::size_t i = 0; i < 3; ++i) dims_[i] = std::max(1, static_cast<int>(box_[i] / p_.pairlist));
     const int count = dims_[0] * dims_[1] * dims_[2];
     patches_.assign(static_cast<std::size_t>(count), {});
     for (int p = 0; p < count; ++p)
-      patches_[static_cast<std::size_t>(p)].atoms = atoms_ / count + (p < atoms_ % count ? 1 : 0);
+      patches_[static_cast<std::size_t>(p)].atoms = p_.atoms / count + (p < p_.atoms % count ? 1 : 0);
   }
 
   int patch_at(int x, int y, int z) const {
@@ -141,7 +147,7 @@ class Namd final : public Workload {
         const double d = (offset[i] + rng.uniform() - rng.uniform()) * w[i];
         d2 += d * d;
       }
-      hits += d2 <= cutoff_ * cutoff_;
+      hits += d2 <= p_.cutoff * p_.cutoff;
     }
     return static_cast<double>(hits) / samples;
   }
@@ -248,7 +254,7 @@ class Namd final : public Workload {
   Rank pencil_pe(int pencil, int pes) const {
     return static_cast<Rank>((static_cast<std::int64_t>(pencil) * 7919) % pes);
   }
-  bool pme_step(std::int64_t step) const { return step % pme_every_ == 0; }
+  bool pme_step(std::int64_t step) const { return step % p_.pme_every == 0; }
 
   // ---- The step, driven by messages
 
@@ -260,9 +266,9 @@ class Namd final : public Workload {
   }
 
   Task<> begin_step(Comm c, int patch, std::int64_t step) {
-    if (step >= steps_) co_return;
+    if (step >= p_.steps) co_return;
     const auto& p = patches_[static_cast<std::size_t>(patch)];
-    for (Rank pe : p.compute_pes) co_await send(c, pe, p.atoms * coordinate_bytes_, word(kCoordinates, step, patch));
+    for (Rank pe : p.compute_pes) co_await send(c, pe, p.atoms * p_.coordinate_bytes, word(kCoordinates, step, patch));
     if (!pme_step(step)) co_return;
     co_await c.compute(p.atoms * atom_cost_);  // charge spreading
     const Bytes share = pencil_points_ * 8 / static_cast<Bytes>(std::max<std::size_t>(1, p.pencils.size()));
@@ -300,7 +306,7 @@ class Namd final : public Workload {
       co_await c.compute(compute_time(comp));
       for (int p : {comp.a, comp.b}) {
         const auto& target = patches_[static_cast<std::size_t>(p)];
-        co_await send(c, target.pe, target.atoms * force_bytes_, word(kForces, step, p));
+        co_await send(c, target.pe, target.atoms * p_.force_bytes, word(kForces, step, p));
         if (comp.a == comp.b) break;
       }
     }
@@ -340,7 +346,7 @@ class Namd final : public Workload {
     for (std::size_t p = 0; p < patches_.size(); ++p) {
       const auto& patch = patches_[p];
       if (std::find(patch.pencils.begin(), patch.pencils.end(), pencil) == patch.pencils.end()) continue;
-      co_await send(c, patch.pe, patch.atoms * force_bytes_ / static_cast<Bytes>(patch.pencils.size()),
+      co_await send(c, patch.pe, patch.atoms * p_.force_bytes / static_cast<Bytes>(patch.pencils.size()),
                     word(kPmeForces, step, static_cast<std::int64_t>(p)));
     }
   }
@@ -352,11 +358,10 @@ class Namd final : public Workload {
   }
 
   Where where_;
-  std::int64_t atoms_ = 0, pme_every_ = 4, steps_ = 9;
-  double box_[3] = {}, cutoff_ = 12, pairlist_ = 13.5, total_pairs_ = 0;
+  const NamdParams p_;
+  double box_[3] = {}, total_pairs_ = 0;
   std::int64_t grid_[3] = {};
   int dims_[3] = {};
-  Bytes coordinate_bytes_ = 32, force_bytes_ = 24;
   Time pair_cost_ = 0, atom_cost_ = 0, fft_cost_ = 0;
   std::vector<Patch> patches_;
   std::vector<Compute> computes_;
