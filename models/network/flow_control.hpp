@@ -167,7 +167,33 @@ class CreditModel final : public PacketModelBase {
   /// Payload bytes per unit of this format: whole packets, at most half the smallest buffer.
   Bytes unit_payload(const PacketFormat& format) const;
   void send_next_unit(std::uint64_t message_index);
-  void arrive(std::uint64_t unit_and_buffer);
+  /// An arrival event's argument: the unit (an index to units_) and the buffer it arrives in,
+  /// and for the kernel's prefetcher only, its next link and that link's channel when they are
+  /// known at its departure. Packed (20 bits for each index, 3 for the channel) under a flag in
+  /// the top bit when they fit; else the unit and buffer alone, 32 bits each (a buffer index
+  /// stays below 2^31).
+  struct Arrival {
+    static constexpr std::uint32_t kNoLink = UINT32_MAX;
+    static constexpr std::uint8_t kNoBuffer = 7;  // the channel field of an ejection link (no buffer)
+    static constexpr int kBits = 20;
+    static constexpr std::uint64_t kPacked = std::uint64_t{1} << 63, kMask = (std::uint64_t{1} << kBits) - 1;
+    std::uint32_t unit, buffer;
+    std::uint32_t next_link = kNoLink;
+    std::uint8_t next_vc = kNoBuffer;
+    std::uint64_t encode() const {
+      if (unit <= kMask && buffer <= kMask && next_link <= kMask && next_vc <= kNoBuffer)
+        return kPacked | unit | std::uint64_t{buffer} << kBits | std::uint64_t{next_link} << 2 * kBits |
+               std::uint64_t{next_vc} << 3 * kBits;
+      return unit | std::uint64_t{buffer} << 32;
+    }
+    static Arrival decode(std::uint64_t arg) {
+      if (!(arg & kPacked)) return {static_cast<std::uint32_t>(arg), static_cast<std::uint32_t>(arg >> 32)};
+      return {static_cast<std::uint32_t>(arg & kMask), static_cast<std::uint32_t>(arg >> kBits & kMask),
+              static_cast<std::uint32_t>(arg >> 2 * kBits & kMask), static_cast<std::uint8_t>(arg >> 3 * kBits & 7)};
+    }
+  };
+  void arrive(std::uint64_t argument);
+  void prefetch_arrival(std::uint64_t argument) const;
   /// Moves the unit out of its buffer (or NIC) if it is at the front and has credit; else
   /// leaves it where it is, queued for the credit it needs.
   void try_forward(UnitId id);
