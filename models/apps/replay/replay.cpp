@@ -17,29 +17,48 @@ namespace {
 
 using namespace replay;
 
-constexpr ParamSpec kSpecs[] = {
-    kWorkloadName,
-    {"path", ParamKind::text, kRequired, "", "", "",
-     "the trace: a time-independent index or action file, a DUMPI .meta (or .bin), an OTF2 anchor (traces.otf2), "
-     "or a folder holding one; a relative path is relative to the scenario file (on the command line: to the "
-     "current folder)",
-     "-"},
-    {"format", ParamKind::choice, "auto", "", "", "", "the trace's format; auto: detected from the path", "-",
-     "auto|ti|dumpi|otf2"},
-    {"compute", ParamKind::choice, "recorded", "", "", "",
-     "recorded: the gaps between calls (from the recorded wall times) and compute actions run on the rank's "
-     "core; none: no computation, communication only; compute_scale: recorded, times compute_scale",
-     "-", "recorded|none|compute_scale"},
-    {"compute_scale", ParamKind::number, "1", "", "0", "1000",
-     "with compute: compute_scale, the factor on every computation (0.5: a processor twice as fast)", "-"},
-    {"clocks", ParamKind::choice, "aligned", "", "", "",
-     "aligned: each host's recorded times moved by the smallest offset under which every message between hosts "
-     "was sent before its receive completed (hosts' clocks disagree; models/apps/replay/clocks.hpp); recorded: "
-     "as recorded",
-     "-", "aligned|recorded"},
-    {"flop_rate", ParamKind::number, kUnset, "", "1", "1e18",
-     "flops per second of a compute action (time-independent traces); unset: the machine's compute.flop", "-"},
+using Compute = ReplaySettings::Compute;
+constexpr ChoiceName<Compute> kComputeNames[] = {
+    {"recorded", Compute::recorded}, {"none", Compute::none}, {"compute_scale", Compute::scaled}};
+constexpr ChoiceName<bool> kClockNames[] = {{"aligned", true}, {"recorded", false}};
+
+// The trace itself (path, format) and flop_rate, which only some traces read, are read by the
+// constructor.
+struct ReplayParams {
+  Compute compute{};
+  double compute_scale = 0;
+  bool aligned_clocks = false;
 };
+using P = ReplayParams;
+constexpr Field<P> kFields[] = {
+    workload_name<P>(),
+    unbound<P>(
+        {"path", ParamKind::text, kRequired, "", "", "",
+         "the trace: a time-independent index or action file, a DUMPI .meta (or .bin), an OTF2 anchor (traces.otf2), "
+         "or a folder holding one; a relative path is relative to the scenario file (on the command line: to the "
+         "current folder)",
+         "-"}),
+    unbound<P>({"format", ParamKind::choice, "auto", "", "", "", "the trace's format; auto: detected from the path",
+                "-", "auto|ti|dumpi|otf2"}),
+    bind_choice<&P::compute, kComputeNames>(
+        {"compute", ParamKind::choice, "recorded", "", "", "",
+         "recorded: the gaps between calls (from the recorded wall times) and compute actions run on the rank's "
+         "core; none: no computation, communication only; compute_scale: recorded, times compute_scale",
+         "-", "recorded|none|compute_scale"}),
+    bind<&P::compute_scale>(
+        {"compute_scale", ParamKind::number, "1", "", "0", "1000",
+         "with compute: compute_scale, the factor on every computation (0.5: a processor twice as fast)", "-"}),
+    bind_choice<&P::aligned_clocks, kClockNames>(
+        {"clocks", ParamKind::choice, "aligned", "", "", "",
+         "aligned: each host's recorded times moved by the smallest offset under which every message between hosts "
+         "was sent before its receive completed (hosts' clocks disagree; models/apps/replay/clocks.hpp); recorded: "
+         "as recorded",
+         "-", "aligned|recorded"}),
+    unbound<P>({"flop_rate", ParamKind::number, kUnset, "", "1", "1e18",
+                "flops per second of a compute action (time-independent traces); unset: the machine's compute.flop",
+                "-"}),
+};
+constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: trace)",
                          "Replays a recorded MPI trace and compares the replay with the recording (docs/replay.md).",
                          kSpecs};
@@ -51,22 +70,17 @@ std::string resolve(const std::string& path, const Where& where) {
   return (fs::path(where.file()).parent_path() / path).lexically_normal().string();
 }
 
-ReplaySettings::Compute compute_mode(const ParamReader& r) {
-  using Compute = ReplaySettings::Compute;
-  return r.choice<Compute>(
-      "compute", {{"recorded", Compute::recorded}, {"none", Compute::none}, {"compute_scale", Compute::scaled}});
-}
-
 class TraceReplay final : public Workload {
  public:
   explicit TraceReplay(const ParamReader& r) : where_(r.where()) {
     trace_ = open_trace(resolve(r.text("path"), r.where("path")), parse_format(r.text("format"), r.where("format")),
                         r.where("path"));
-    settings_.compute = compute_mode(r);
-    settings_.scale = r.number("compute_scale");
-    if (r.has("compute_scale") && settings_.compute != ReplaySettings::Compute::scaled)
+    const ReplayParams p = parse_fields(r, kFields);
+    settings_.compute = p.compute;
+    settings_.scale = p.compute_scale;
+    if (r.has("compute_scale") && settings_.compute != Compute::scaled)
       not_used(r.where("compute_scale"), "compute_scale is read only with \"compute\": \"compute_scale\"");
-    if (r.text("clocks") == "aligned") {
+    if (p.aligned_clocks) {
       clocks_ = align_clocks(*trace_);
       settings_.clock_offset = clocks_.offset;
       settings_.clock_origin = clocks_.origin;
