@@ -156,6 +156,7 @@ class TiCursor : public RankCursor {
   void parse_waitall(Call& call);
   void parse_point_to_point(Call& call);
   void parse_wait_test(Call& call);
+  void typed_send_and_receive(Call& call, std::size_t first);
   void parse_sendrecv(Call& call);
   void parse_compute(Call& call);
   void parse_sleep(Call& call);
@@ -550,6 +551,15 @@ void TiCursor::parse_waitall(Call& call) {
   call.requests = requests_;
 }
 
+// The optional send and receive datatypes at arguments `first` and `first` + 1, and the bytes
+// of the counts already read.
+void TiCursor::typed_send_and_receive(Call& call, std::size_t first) {
+  call.datatype = optional_datatype(first);
+  call.recv_datatype = optional_datatype(first + 1);
+  call.bytes = bytes_of(call.count, call.datatype);
+  call.recv_bytes = bytes_of(call.recv_count, call.recv_datatype);
+}
+
 // "sendRecv SENDCOUNT DST RECVCOUNT SRC [DATATYPE [RECVTYPE]]", tags 0.
 void TiCursor::parse_sendrecv(Call& call) {
   expect_args(4, 6);
@@ -558,10 +568,7 @@ void TiCursor::parse_sendrecv(Call& call) {
   call.recv_count = count_arg(2);
   call.source2 = rank_arg(3, "source");
   call.tag = call.tag2 = 0;
-  call.datatype = optional_datatype(4);
-  call.recv_datatype = optional_datatype(5);
-  call.bytes = bytes_of(call.count, call.datatype);
-  call.recv_bytes = bytes_of(call.recv_count, call.recv_datatype);
+  typed_send_and_receive(call, 4);
 }
 
 void TiCursor::parse_compute(Call& call) {
@@ -610,10 +617,7 @@ void TiCursor::parse_alltoall(Call& call) {
   expect_args(2, 4);
   call.count = count_arg(0);
   call.recv_count = count_arg(1);
-  call.datatype = optional_datatype(2);
-  call.recv_datatype = optional_datatype(3);
-  call.bytes = bytes_of(call.count, call.datatype);
-  call.recv_bytes = bytes_of(call.recv_count, call.recv_datatype);
+  typed_send_and_receive(call, 2);
 }
 
 // "alltoallv SENDBUF SENDCOUNTS[n] RECVBUF RECVCOUNTS[n] [SENDTYPE [RECVTYPE]]"
@@ -636,22 +640,11 @@ void TiCursor::parse_gather(Call& call) {
   call.root = args() > 2 ? rank_arg(2, "root") : 0;
   call.count = count_arg(0);
   call.recv_count = count_arg(1);
-  call.datatype = optional_datatype(3);
-  call.recv_datatype = optional_datatype(4);
-  call.bytes = bytes_of(call.count, call.datatype);
-  call.recv_bytes = bytes_of(call.recv_count, call.recv_datatype);
+  typed_send_and_receive(call, 3);
 }
 
 // "allgather SENDCOUNT RECVCOUNT [SENDTYPE [RECVTYPE]]"
-void TiCursor::parse_allgather(Call& call) {
-  expect_args(2, 4);
-  call.count = count_arg(0);
-  call.recv_count = count_arg(1);
-  call.datatype = optional_datatype(2);
-  call.recv_datatype = optional_datatype(3);
-  call.bytes = bytes_of(call.count, call.datatype);
-  call.recv_bytes = bytes_of(call.recv_count, call.recv_datatype);
-}
+void TiCursor::parse_allgather(Call& call) { parse_alltoall(call); }
 
 // "gatherv SENDCOUNT RECVCOUNTS[n] [ROOT [SENDTYPE [RECVTYPE]]]"
 void TiCursor::parse_gatherv(Call& call) {
