@@ -119,18 +119,52 @@ std::vector<std::string> claim_sets(const ClaimSpec& claim, const RunSettings& r
   return sets;
 }
 
+ChecksRead checks_read(const ClaimSpec& claim, const Where& where, PointCache& cache,
+                       const std::vector<std::string>& sets) {
+  ChecksRead read;
+  for (const auto& check : claim.checks) {
+    std::vector<std::string> names{check.improved};
+    if (check.rule != Rule::absolute) names.push_back(check.baseline);
+    for (const auto& name : names) {
+      read.curves.insert(name);
+      if (!check.alternative_y.empty()) read.curves.insert(alternative_curve(name));
+    }
+  }
+  const std::vector<double> xs = checked_xs(claim);
+  if (xs.empty()) return read;
+  for (const auto& name : read.curves) {
+    const CurveSpec& spec = claim.curves.at(name);
+    if (spec.series.empty()) continue;  // a metric curve's x is its point's: only_x selects it
+    const Where at = where / "curves" / name;
+    auto& points = read.points[name];
+    for (const RunPoint* p : cache.points(curve_request(spec, sets, {}, at, true)))
+      if (series_gives_x(spec, *p, xs, at)) points.insert(p->completed.point.values.dump());
+  }
+  return read;
+}
+
 std::vector<PointRequest> check_requests(const ClaimSpec& claim, const Where& where,
-                                         const std::vector<std::string>& sets, bool tolerate_input_errors) {
+                                         const std::vector<std::string>& sets, const ChecksRead& read,
+                                         bool tolerate_input_errors) {
   std::vector<PointRequest> out;
-  for (const auto& [name, spec] : claim.curves)
-    out.push_back(curve_request(spec, sets, checked_xs(claim), where / "curves" / name, tolerate_input_errors));
+  for (const auto& name : read.curves) {
+    const auto points = read.points.find(name);
+    out.push_back(curve_request(claim.curves.at(name), sets, checked_xs(claim), where / "curves" / name,
+                                tolerate_input_errors, points == read.points.end() ? nullptr : &points->second));
+  }
   return out;
 }
 
 Evaluation evaluate_with(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick,
-                         const std::vector<std::string>& sets) {
+                         const std::vector<std::string>& sets, const ChecksRead& read) {
   Evaluation out;
-  ClaimResult r = decide(claim, claim_curves(claim, where, cache, sets, checked_xs(claim)), quick);
+  std::map<std::string, ExtractedCurve> curves;
+  for (const auto& name : read.curves) {
+    const auto points = read.points.find(name);
+    curves[name] = extract(claim.curves.at(name), cache, sets, checked_xs(claim), claim.breakdown.series,
+                           where / "curves" / name, points == read.points.end() ? nullptr : &points->second);
+  }
+  ClaimResult r = decide(claim, curves, quick);
   for (const auto& check : r.checks) out.verdicts.push_back(check.verdict);
   out.curves = std::move(r.curves);
   return out;

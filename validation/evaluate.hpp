@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,10 +76,23 @@ struct Evaluation {
   std::vector<Verdict> verdicts;
   std::map<std::string, Curve> curves;
 };
+/// What of a claim's runs its checks read: the curves they name (a curve drawn only for the
+/// plot is not rerun) and, when every check reads one x, of each curve the sweep points (their
+/// values, as dumped JSON) whose base runs gave such an x. A series curve's x values are known
+/// only once its points have run, so without this a variant reruns its whole sweep.
+struct ChecksRead {
+  std::set<std::string> curves;
+  std::map<std::string, std::set<std::string>> points;
+};
+/// From the base runs under `sets` (run into `cache` by this call if not there yet).
+ChecksRead checks_read(const ClaimSpec& claim, const Where& where, PointCache& cache,
+                       const std::vector<std::string>& sets);
+
 Evaluation evaluate_with(const ClaimSpec& claim, const Where& where, PointCache& cache, bool quick,
-                         const std::vector<std::string>& sets);
+                         const std::vector<std::string>& sets, const ChecksRead& read);
 std::vector<PointRequest> check_requests(const ClaimSpec& claim, const Where& where,
-                                         const std::vector<std::string>& sets, bool tolerate_input_errors = false);
+                                         const std::vector<std::string>& sets, const ChecksRead& read,
+                                         bool tolerate_input_errors = false);
 
 /// reproduced when every verdict is.
 Status status_of(const std::vector<Verdict>& verdicts);

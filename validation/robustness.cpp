@@ -186,7 +186,7 @@ std::vector<ModelStatus> network_models(const RunPoint& first) {
 }
 
 void add_models(ClaimResult& r, const Where& where, PointCache& cache, const std::vector<std::string>& base,
-                const RunPoint& first) {
+                const ChecksRead& read, const RunPoint& first) {
   Robustness& robust = r.robustness;
   robust.models = network_models(first);
   std::vector<PointRequest> requests;
@@ -195,7 +195,7 @@ void add_models(ClaimResult& r, const Where& where, PointCache& cache, const std
     auto sets = base;
     if (m.model != "analytic") sets.push_back("network.model=packet");
     sets.push_back(m.set);
-    for (auto& q : check_requests(*r.claim, where, sets, true)) requests.push_back(std::move(q));
+    for (auto& q : check_requests(*r.claim, where, sets, read, true)) requests.push_back(std::move(q));
   }
   cache.prefetch(requests);
   for (auto& m : robust.models) {
@@ -205,7 +205,7 @@ void add_models(ClaimResult& r, const Where& where, PointCache& cache, const std
       sets.push_back(m.set);
     }
     try {
-      m.verdicts = m.primary ? robust.base : evaluate_with(*r.claim, where, cache, r.quick, sets).verdicts;
+      m.verdicts = m.primary ? robust.base : evaluate_with(*r.claim, where, cache, r.quick, sets, read).verdicts;
       m.status = status_of(m.verdicts);
     } catch (const ImpossibleRun& e) {
       m.impossible = e.what();
@@ -224,20 +224,22 @@ void add_robustness(ClaimResult& r, const Where& where, PointCache& cache, const
   Parameters parameters = parameters_of(c, points, where);
   Robustness& robust = r.robustness;
   robust.computed = true;
-  const Evaluation base_evaluation = evaluate_with(c, where, cache, run.quick, base);
+  const ChecksRead read = checks_read(c, where, cache, base);
+  const Evaluation base_evaluation = evaluate_with(c, where, cache, run.quick, base, read);
   robust.base = base_evaluation.verdicts;
   robust.unvaried = std::move(parameters.unvaried);
   std::vector<PointRequest> requests;
   for (const auto& p : parameters.varied)
     for (const double f : kSensitivityFactors)
-      for (auto& q : check_requests(c, where, variant_sets(base, p, f), true)) requests.push_back(std::move(q));
+      for (auto& q : check_requests(c, where, variant_sets(base, p, f), read, true)) requests.push_back(std::move(q));
   cache.prefetch(requests);
   for (auto& p : parameters.varied) {
     SensitivityRow row{std::move(p), {}, {}, {}, {}, 0};
     for (std::size_t f = 0; f < kSensitivityFactors.size(); ++f) {
       Evaluation varied;
       try {
-        varied = evaluate_with(c, where, cache, run.quick, variant_sets(base, row.parameter, kSensitivityFactors[f]));
+        varied =
+            evaluate_with(c, where, cache, run.quick, variant_sets(base, row.parameter, kSensitivityFactors[f]), read);
       } catch (const ImpossibleRun& e) {
         row.impossible[f] = e.what();
         continue;
@@ -251,7 +253,7 @@ void add_robustness(ClaimResult& r, const Where& where, PointCache& cache, const
     robust.rows.push_back(std::move(row));
   }
   sort_by_effect(robust.rows);
-  add_models(r, where, cache, base, *points.front());
+  add_models(r, where, cache, base, read, *points.front());
 }
 
 namespace {

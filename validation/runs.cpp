@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "run/child_process.hpp"
 #include "run/simulation.hpp"
@@ -286,20 +287,33 @@ Curve sorted_by_x(const Curve& c) {
 }  // namespace
 
 PointRequest curve_request(const CurveSpec& spec, const std::vector<std::string>& sets,
-                           const std::vector<double>& only_x, const Where& where, bool tolerate_input_errors) {
+                           const std::vector<double>& only_x, const Where& where, bool tolerate_input_errors,
+                           const std::set<std::string>* only_points) {
   const bool metric = spec.series.empty();
-  auto keep = [spec, only_x, where, metric](const SweepPoint& p) {
+  std::optional<std::set<std::string>> points;
+  if (only_points) points = *only_points;
+  auto keep = [spec, only_x, where, metric, points](const SweepPoint& p) {
     if (!selected(p, spec.where)) return false;
+    if (points && !points->count(p.values.dump())) return false;
     if (!metric || only_x.empty()) return true;
     return std::find(only_x.begin(), only_x.end(), metric_x(spec, p, where)) != only_x.end();
   };
   return {spec.scenario, sets, keep, tolerate_input_errors};
 }
 
+bool series_gives_x(const CurveSpec& spec, const RunPoint& point, const std::vector<double>& xs, const Where& where) {
+  if (!point.error.empty()) return true;  // a point that could not run: whether it would is unknown
+  auto wanted = [&](double x) { return std::find(xs.begin(), xs.end(), x) != xs.end(); };
+  const Series& s = series_named(point.completed.result, spec.series, where / "series");
+  const auto x = column(s, spec.x, where / "x");
+  return std::any_of(s.rows.begin(), s.rows.end(), [&](const auto& row) { return wanted(row[x]); });
+}
+
 ExtractedCurve extract(const CurveSpec& spec, PointCache& cache, const std::vector<std::string>& sets,
-                       const std::vector<double>& only_x, const std::string& breakdown_series, const Where& where) {
+                       const std::vector<double>& only_x, const std::string& breakdown_series, const Where& where,
+                       const std::set<std::string>* only_points) {
   ExtractedCurve out;
-  for (const RunPoint* p : cache.points(curve_request(spec, sets, only_x, where))) {
+  for (const RunPoint* p : cache.points(curve_request(spec, sets, only_x, where, false, only_points))) {
     if (!p->error.empty()) throw ImpossibleRun(p->error);
     if (spec.series.empty())
       add_metric_point(spec, p->completed, out, where);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -98,12 +99,18 @@ std::string scenario_path(const std::string& path);
 
 /// The points a curve reads (see extract), to prefetch them.
 PointRequest curve_request(const CurveSpec& spec, const std::vector<std::string>& sets,
-                           const std::vector<double>& only_x, const Where& where, bool tolerate_input_errors = false);
+                           const std::vector<double>& only_x, const Where& where, bool tolerate_input_errors = false,
+                           const std::set<std::string>* only_points = nullptr);
 
 /// Reads one curve (ImpossibleRun when one of its points could not run). `only_x`, when not empty, restricts a metric
-/// curve to those x (a sensitivity run needs only the points the checks read); `breakdown_series` names the series that
-/// breaks a series curve's y down.
+/// curve to those x, and `only_points`, when given, any curve to those sweep points (their values, as dumped JSON): a
+/// sensitivity run needs only the points the checks read. `breakdown_series` names the series that breaks a series
+/// curve's y down.
 ExtractedCurve extract(const CurveSpec& spec, PointCache& cache, const std::vector<std::string>& sets,
-                       const std::vector<double>& only_x, const std::string& breakdown_series, const Where& where);
+                       const std::vector<double>& only_x, const std::string& breakdown_series, const Where& where,
+                       const std::set<std::string>* only_points = nullptr);
+
+/// Whether a point's run gave a series curve a row at one of the x values `xs`.
+bool series_gives_x(const CurveSpec& spec, const RunPoint& point, const std::vector<double>& xs, const Where& where);
 
 }  // namespace torsim::validation

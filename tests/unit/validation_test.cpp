@@ -361,6 +361,34 @@ TEST_CASE("a claim whose full-scale robustness is on request gets it when named,
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a variant reruns only the curves the checks read, at the sweep points whose base runs gave the checked x",
+          "[validation][sensitivity]") {
+  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-checked-points";
+  std::string text = read_text(sensitivity_registry(dir));
+  // Two sweep points, each giving the latency series one size; the check reads 8 B only. A
+  // second curve of the same runs is only drawn.
+  std::ofstream(dir / "scenario.json")
+      << R"({"machine": {"preset": "hopper"}, "runtime": {"layer": "mpi"}, "placement": {"node_list": [0, 1]},
+      "workload": {"name": "pingpong", "sizes": [8], "iterations": 4, "warmup": 1},
+      "sweep": {"workload.sizes": [[4096], [8]]}})";
+  const std::string curve = text.substr(text.find(R"("mpi": {"scenario")") + 6);
+  const std::string spec = curve.substr(0, curve.find('}') + 1);
+  text.replace(text.find(R"("mpi": {"scenario")"), 6 + spec.size(), R"("mpi": )" + spec + R"(, "drawn": )" + spec);
+  std::ofstream(dir / "claims.json") << text;
+  const auto claims = load_claims((dir / "claims.json").string());
+  PointCache cache(1);
+  const Where where("claims.json");
+  const ChecksRead read = checks_read(claims[0], where, cache, {});
+  CHECK(read.curves == std::set<std::string>{"mpi"});
+  REQUIRE(read.points.at("mpi").size() == 1);
+  CHECK_THAT(*read.points.at("mpi").begin(), Catch::Contains("[8]"));
+  const Evaluation varied = evaluate_with(claims[0], where, cache, false, {"machine.runtimes.mpi.send_cpu=1us"}, read);
+  CHECK(varied.curves.size() == 1);
+  CHECK(varied.curves.at("mpi").x == std::vector<double>{8});
+  CHECK(check_requests(claims[0], where, {"machine.runtimes.mpi.send_cpu=1us"}, read).size() == 1);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a run of the whole registry adopts an on-request claim's recorded robustness from the same runs only",
           "[validation][sensitivity]") {
   const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-adopted";
