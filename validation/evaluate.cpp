@@ -67,13 +67,12 @@ std::vector<double> breakdown_xs(const ClaimResult& r) {
 
 namespace {
 
-// A claim's curves run with `sets`; `only_x` restricts metric curves (see extract).
+// Every curve of a claim, at every point, run with `sets`.
 std::map<std::string, ExtractedCurve> claim_curves(const ClaimSpec& claim, const Where& where, PointCache& cache,
-                                                   const std::vector<std::string>& sets,
-                                                   const std::vector<double>& only_x) {
+                                                   const std::vector<std::string>& sets) {
   std::map<std::string, ExtractedCurve> out;
   for (const auto& [name, spec] : claim.curves)
-    out[name] = extract(spec, cache, sets, only_x, claim.breakdown.series, where / "curves" / name);
+    out[name] = extract(spec, cache, sets, {}, claim.breakdown.series, where / "curves" / name);
   return out;
 }
 
@@ -102,7 +101,7 @@ ClaimResult run_claim(const ClaimSpec& claim, const Where& where, PointCache& ca
   for (const auto& [name, spec] : claim.curves)
     requests.push_back(curve_request(spec, claim_sets(claim, run), {}, where / "curves" / name));
   cache.prefetch(requests);
-  const auto extracted = claim_curves(claim, where, cache, claim_sets(claim, run), {});
+  const auto extracted = claim_curves(claim, where, cache, claim_sets(claim, run));
   ClaimResult r = decide(claim, extracted, run.quick);
   r.what_if = run.what_if;
   for (const double x : breakdown_xs(r))
@@ -147,11 +146,9 @@ std::vector<PointRequest> check_requests(const ClaimSpec& claim, const Where& wh
                                          const std::vector<std::string>& sets, const ChecksRead& read,
                                          bool tolerate_input_errors) {
   std::vector<PointRequest> out;
-  for (const auto& name : read.curves) {
-    const auto points = read.points.find(name);
+  for (const auto& name : read.curves)
     out.push_back(curve_request(claim.curves.at(name), sets, checked_xs(claim), where / "curves" / name,
-                                tolerate_input_errors, points == read.points.end() ? nullptr : &points->second));
-  }
+                                tolerate_input_errors, read.points_of(name)));
   return out;
 }
 
@@ -159,11 +156,9 @@ Evaluation evaluate_with(const ClaimSpec& claim, const Where& where, PointCache&
                          const std::vector<std::string>& sets, const ChecksRead& read) {
   Evaluation out;
   std::map<std::string, ExtractedCurve> curves;
-  for (const auto& name : read.curves) {
-    const auto points = read.points.find(name);
+  for (const auto& name : read.curves)
     curves[name] = extract(claim.curves.at(name), cache, sets, checked_xs(claim), claim.breakdown.series,
-                           where / "curves" / name, points == read.points.end() ? nullptr : &points->second);
-  }
+                           where / "curves" / name, read.points_of(name));
   ClaimResult r = decide(claim, curves, quick);
   for (const auto& check : r.checks) out.verdicts.push_back(check.verdict);
   out.curves = std::move(r.curves);

@@ -83,6 +83,11 @@ struct Evaluation {
 struct ChecksRead {
   std::set<std::string> curves;
   std::map<std::string, std::set<std::string>> points;
+  /// The points of curve `name` to rerun; null for every point.
+  const std::set<std::string>* points_of(const std::string& name) const {
+    const auto it = points.find(name);
+    return it == points.end() ? nullptr : &it->second;
+  }
 };
 /// From the base runs under `sets` (run into `cache` by this call if not there yet).
 ChecksRead checks_read(const ClaimSpec& claim, const Where& where, PointCache& cache,
