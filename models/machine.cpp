@@ -66,78 +66,107 @@ constexpr Field<N> kNodeFields[] = {
 };
 constexpr auto kNodeSpecs = specs_of(kNodeFields);
 
-constexpr ParamSpec kPacketSpecs[] = {
-    {"payload", ParamKind::size, kRequired, "B", "1B", "64KiB", "maximum payload bytes per network packet", "preset"},
-    {"header", ParamKind::size, "0B", "B", "0B", "4KiB",
-     "wire bytes added to every packet (headers, trailers, protocol responses)", "preset"},
-    {"chunk", ParamKind::size, "1B", "B", "1B", "4KiB",
-     "the payload of a partly filled packet is padded to a multiple of this (Blue Gene: 32 B)", "preset"},
+using P = PacketFormat;
+constexpr Field<P> kPacketFields[] = {
+    bind<&P::payload>({"payload", ParamKind::size, kRequired, "B", "1B", "64KiB",
+                       "maximum payload bytes per network packet", "preset"}),
+    bind<&P::header>({"header", ParamKind::size, "0B", "B", "0B", "4KiB",
+                      "wire bytes added to every packet (headers, trailers, protocol responses)", "preset"}),
+    bind<&P::chunk>({"chunk", ParamKind::size, "1B", "B", "1B", "4KiB",
+                     "the payload of a partly filled packet is padded to a multiple of this (Blue Gene: 32 B)",
+                     "preset"}),
 };
+constexpr auto kPacketSpecs = specs_of(kPacketFields);
 
-constexpr ParamSpec kRouterSpecs[] = {
-    {"buffer_per_vc", ParamKind::size, "0B", "B", "0B", "16MiB",
-     "input buffer of each network port, per virtual channel, in wire bytes; 0 = unbounded (no back-pressure: "
-     "flow_control none only; credit flow control without buffers is an input error)",
-     "preset"},
-    {"injection_buffer", ParamKind::size, "0B", "B", "0B", "16MiB",
-     "the router's input buffer for each node's injection port, in wire bytes; the NIC stops injecting when it "
-     "is full; 0 = unbounded",
-     "preset"},
-    {"injection_fifos", ParamKind::integer, "1", "", "1", "16",
-     "injection buffers per node, each of injection_buffer: a message goes to the one of the direction of its "
-     "first hop (directions modulo this count), so it waits only behind messages of that FIFO",
-     "preset"},
-    {"virtual_channels", ParamKind::integer, "2", "", "1", "16",
-     "virtual channels per network port (the dateline needs 2 on a torus, bubble flow control 1; minimal adaptive "
-     "routing adaptive_channels more)",
-     "preset"},
-    {"deadlock_avoidance", ParamKind::choice, "dateline", "", "", "",
-     "dateline: a packet moves to the second virtual channel of a ring once it crosses the ring's wrap-around "
-     "link; bubble: one channel, and a packet entering a ring (injected, or turning from another dimension or "
-     "channel) needs room for itself and one more packet; none: one channel (wrap-around rings can deadlock; "
-     "for experiments)",
-     "preset", "dateline|bubble|none"},
-    {"adaptive_channels", ParamKind::integer, "1", "", "1", "8",
-     "minimal adaptive routing: virtual channels any productive link may take, besides the escape channels", "preset"},
-    {"dateline_channel", ParamKind::choice, "after_crossing", "", "", "",
-     "dateline deadlock avoidance: after_crossing: a packet takes the first virtual channel of a ring up to its "
-     "wrap-around link and the second from there to the end of the dimension; whole_ring: a packet whose route along "
-     "the ring crosses the wrap-around link takes the second channel for its whole run along that ring, the others "
-     "the first (BookSim's dim_order_torus; dimension-order routes, with minimal adaptive routing the escape "
-     "channel switches after crossing)",
-     "preset", "after_crossing|whole_ring"},
-    {"input_speedup", ParamKind::integer, "0", "", "0", "16",
-     "switch allocation: packets one input port (all its virtual channels) may send through the crossbar at once; "
-     "1 = an input-queued router's single crossbar input per port; 0 = no limit, each virtual channel its own",
-     "preset"},
-    {"switch_allocation", ParamKind::choice, "window", "", "", "",
-     "switch allocation with input_speedup > 0: window: a packet takes its crossbar input only for its time on the "
-     "output link (another virtual channel of the port may pass while it waits for that link); input_first: a "
-     "separable input-first allocator of one iteration (BookSim's separable_input_first, alloc_iters=1): an input "
-     "port picks one of its virtual channels' requests and keeps that pick until the output grants it, so a packet "
-     "holds its crossbar input from its request (at the front of its buffer, with credit) until its tail has passed",
-     "preset", "window|input_first"},
-    {"head_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
-     "credit flow control: a packet that reaches the front of its input buffer behind another is routed and "
-     "allocated a virtual channel only then: it leaves no earlier than this after the previous packet's tail (0: "
-     "the router prepares the next head while the previous packet leaves)",
-     "preset"},
-    {"vc_allocation_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
-     "credit flow control: an output virtual channel is held by one packet at a time, from its allocation to its "
-     "tail's departure, and allocated to the next packet only then: that packet leaves no earlier than this after "
-     "the tail (BookSim's vc_alloc_delay; 0: not modelled, a channel passes packets back to back)",
-     "preset"},
-    {"pipeline_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms",
-     "the part of each network link's link_latency spent in the router the link enters (routing, virtual-channel "
-     "and switch allocation, crossbar) before a packet may leave its input buffer; the rest is the wire, which a "
-     "credit crosses on its way back (at most the smallest network link latency)",
-     "preset"},
-    {"credit_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
-     "credit flow control: the time a router takes to process a returned credit, on top of the wire it crosses; "
-     "a buffer's space is reusable upstream (link_latency - pipeline_latency) + credit_delay after a packet's "
-     "tail leaves it",
-     "preset"},
+using R = RouterParams;
+constexpr ChoiceName<R::DeadlockAvoidance> kAvoidanceNames[] = {{"dateline", R::DeadlockAvoidance::dateline},
+                                                                {"bubble", R::DeadlockAvoidance::bubble},
+                                                                {"none", R::DeadlockAvoidance::none}};
+constexpr ChoiceName<R::DatelineChannel> kDatelineNames[] = {{"after_crossing", R::DatelineChannel::after_crossing},
+                                                             {"whole_ring", R::DatelineChannel::whole_ring}};
+constexpr ChoiceName<R::SwitchAllocation> kAllocationNames[] = {{"window", R::SwitchAllocation::window},
+                                                                {"input_first", R::SwitchAllocation::input_first}};
+constexpr Field<R> kRouterFields[] = {
+    bind<&R::buffer_per_vc>(
+        {"buffer_per_vc", ParamKind::size, "0B", "B", "0B", "16MiB",
+         "input buffer of each network port, per virtual channel, in wire bytes; 0 = unbounded (no back-pressure: "
+         "flow_control none only; credit flow control without buffers is an input error)",
+         "preset"}),
+    bind<&R::injection_buffer>(
+        {"injection_buffer", ParamKind::size, "0B", "B", "0B", "16MiB",
+         "the router's input buffer for each node's injection port, in wire bytes; the NIC stops injecting when it "
+         "is full; 0 = unbounded",
+         "preset"}),
+    bind<&R::injection_fifos>(
+        {"injection_fifos", ParamKind::integer, "1", "", "1", "16",
+         "injection buffers per node, each of injection_buffer: a message goes to the one of the direction of its "
+         "first hop (directions modulo this count), so it waits only behind messages of that FIFO",
+         "preset"}),
+    bind<&R::virtual_channels>(
+        {"virtual_channels", ParamKind::integer, "2", "", "1", "16",
+         "virtual channels per network port (the dateline needs 2 on a torus, bubble flow control 1; minimal adaptive "
+         "routing adaptive_channels more)",
+         "preset"}),
+    bind_choice<&R::deadlock_avoidance, kAvoidanceNames>(
+        {"deadlock_avoidance", ParamKind::choice, "dateline", "", "", "",
+         "dateline: a packet moves to the second virtual channel of a ring once it crosses the ring's wrap-around "
+         "link; bubble: one channel, and a packet entering a ring (injected, or turning from another dimension or "
+         "channel) needs room for itself and one more packet; none: one channel (wrap-around rings can deadlock; "
+         "for experiments)",
+         "preset", "dateline|bubble|none"}),
+    bind<&R::adaptive_channels>(
+        {"adaptive_channels", ParamKind::integer, "1", "", "1", "8",
+         "minimal adaptive routing: virtual channels any productive link may take, besides the escape channels",
+         "preset"}),
+    bind_choice<&R::dateline_channel, kDatelineNames>(
+        {"dateline_channel", ParamKind::choice, "after_crossing", "", "", "",
+         "dateline deadlock avoidance: after_crossing: a packet takes the first virtual channel of a ring up to its "
+         "wrap-around link and the second from there to the end of the dimension; whole_ring: a packet whose route "
+         "along the ring crosses the wrap-around link takes the second channel for its whole run along that ring, "
+         "the others the first (BookSim's dim_order_torus; dimension-order routes, with minimal adaptive routing the "
+         "escape "
+         "channel switches after crossing)",
+         "preset", "after_crossing|whole_ring"}),
+    bind<&R::input_speedup>(
+        {"input_speedup", ParamKind::integer, "0", "", "0", "16",
+         "switch allocation: packets one input port (all its virtual channels) may send through the crossbar at once; "
+         "1 = an input-queued router's single crossbar input per port; 0 = no limit, each virtual channel its own",
+         "preset"}),
+    bind_choice<&R::switch_allocation, kAllocationNames>(
+        {"switch_allocation", ParamKind::choice, "window", "", "", "",
+         "switch allocation with input_speedup > 0: window: a packet takes its crossbar input only for its time on the "
+         "output link (another virtual channel of the port may pass while it waits for that link); input_first: a "
+         "separable input-first allocator of one iteration (BookSim's separable_input_first, alloc_iters=1): an input "
+         "port picks one of its virtual channels' requests and keeps that pick until the output grants it, so a "
+         "packet holds its crossbar input from its request (at the front of its buffer, with credit) until its tail "
+         "has passed",
+         "preset", "window|input_first"}),
+    bind<&R::head_delay>(
+        {"head_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+         "credit flow control: a packet that reaches the front of its input buffer behind another is routed and "
+         "allocated a virtual channel only then: it leaves no earlier than this after the previous packet's tail (0: "
+         "the router prepares the next head while the previous packet leaves)",
+         "preset"}),
+    bind<&R::vc_allocation_delay>(
+        {"vc_allocation_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+         "credit flow control: an output virtual channel is held by one packet at a time, from its allocation to its "
+         "tail's departure, and allocated to the next packet only then: that packet leaves no earlier than this after "
+         "the tail (BookSim's vc_alloc_delay; 0: not modelled, a channel passes packets back to back)",
+         "preset"}),
+    bind<&R::pipeline_latency>(
+        {"pipeline_latency", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+         "the part of each network link's link_latency spent in the router the link enters (routing, virtual-channel "
+         "and switch allocation, crossbar) before a packet may leave its input buffer; the rest is the wire, which a "
+         "credit crosses on its way back (at most the smallest network link latency)",
+         "preset"}),
+    bind<&R::credit_delay>(
+        {"credit_delay", ParamKind::time, "0ns", "ns", "0ns", "1ms",
+         "credit flow control: the time a router takes to process a returned credit, on top of the wire it crosses; "
+         "a buffer's space is reusable upstream (link_latency - pipeline_latency) + credit_delay after a packet's "
+         "tail leaves it",
+         "preset"}),
 };
+constexpr auto kRouterSpecs = specs_of(kRouterFields);
 
 // Compute costs are read by name by the model that needs them; each is declared here so that a
 // misspelt name is an error, not a cost nobody reads.
@@ -190,36 +219,8 @@ NodeParams parse_node(const ParamReader& r) {
 }
 
 PacketFormat parse_packet(const ParamReader& r) {
-  PacketFormat p;
-  p.payload = r.size("payload");
-  p.header = r.size("header");
-  p.chunk = r.size("chunk");
+  const PacketFormat p = parse_fields(r, kPacketFields);
   if (p.chunk > p.payload) r.where("chunk").fail("'chunk' cannot exceed the packet payload");
-  return p;
-}
-
-RouterParams parse_router(const ParamReader& r) {
-  RouterParams p;
-  p.buffer_per_vc = r.size("buffer_per_vc");
-  p.injection_buffer = r.size("injection_buffer");
-  p.injection_fifos = static_cast<int>(r.integer("injection_fifos"));
-  p.virtual_channels = static_cast<int>(r.integer("virtual_channels"));
-  using Avoidance = RouterParams::DeadlockAvoidance;
-  p.deadlock_avoidance = r.choice<Avoidance>(
-      "deadlock_avoidance",
-      {{"dateline", Avoidance::dateline}, {"bubble", Avoidance::bubble}, {"none", Avoidance::none}});
-  p.adaptive_channels = static_cast<int>(r.integer("adaptive_channels"));
-  using Dateline = RouterParams::DatelineChannel;
-  p.dateline_channel = r.choice<Dateline>(
-      "dateline_channel", {{"after_crossing", Dateline::after_crossing}, {"whole_ring", Dateline::whole_ring}});
-  p.input_speedup = static_cast<int>(r.integer("input_speedup"));
-  using Allocation = RouterParams::SwitchAllocation;
-  p.switch_allocation = r.choice<Allocation>(
-      "switch_allocation", {{"window", Allocation::window}, {"input_first", Allocation::input_first}});
-  p.head_delay = r.time("head_delay");
-  p.vc_allocation_delay = r.time("vc_allocation_delay");
-  p.pipeline_latency = r.time("pipeline_latency");
-  p.credit_delay = r.time("credit_delay");
   return p;
 }
 
@@ -272,7 +273,7 @@ Machine parse_machine(const Json& spec, const Where& where) {
   m.description = r.text("description");
   m.node = parse_node(ParamReader(r.nested("node"), r.where("node"), kNodeParams));
   m.packet = parse_packet(ParamReader(r.nested("packet"), r.where("packet"), kPacketParams));
-  m.router = parse_router(ParamReader(r.nested("router"), r.where("router"), kRouterParams));
+  m.router = parse_fields(ParamReader(r.nested("router"), r.where("router"), kRouterParams), kRouterFields);
   const topo::NodeLinks node_links{m.node.injection_bandwidth, m.node.ejection_bandwidth};
   m.topology = topo::make_topology(r.nested("topology"), r.where("topology"), node_links);
   check_pipeline(m, r.where("router") / "pipeline_latency");

@@ -30,9 +30,9 @@ struct NodeParams {
 /// How payload becomes wire bytes: packets of at most `payload` bytes, each with `header`
 /// bytes, the payload of the last packet padded to a multiple of `chunk`.
 struct PacketFormat {
-  Bytes payload = 64;
+  Bytes payload = 0;  // defaults: kPacketParams (a machine's packet is parsed, never defaulted here)
   Bytes header = 0;
-  Bytes chunk = 1;
+  Bytes chunk = 0;
 
   std::int64_t packets(Bytes bytes) const { return bytes <= 0 ? 1 : (bytes + payload - 1) / payload; }
   /// Wire bytes of the first `offset` payload bytes of a message whose packets are cut at
@@ -41,24 +41,25 @@ struct PacketFormat {
   Bytes wire_bytes(Bytes bytes) const { return bytes <= 0 ? header : wire_offset(bytes); }
 };
 
-/// Router buffering and virtual channels, for the packet model's credit flow control.
+/// Router buffering and virtual channels, for the packet model's credit flow control. The
+/// defaults, units and meanings are kRouterParams's (models/machine.cpp).
 struct RouterParams {
   enum class DeadlockAvoidance : std::uint8_t { dateline, bubble, none };
-  Bytes buffer_per_vc = 0;     // input buffer per network port and virtual channel; 0: unbounded
-  Bytes injection_buffer = 0;  // the router's input buffer for each node's injection port; 0: unbounded
-  int injection_fifos = 1;     // injection buffers per node, chosen by a message's first direction
-  int virtual_channels = 2;    // per network port
-  int adaptive_channels = 1;   // minimal adaptive routing's channels (after the escape ones)
-  DeadlockAvoidance deadlock_avoidance = DeadlockAvoidance::dateline;
   enum class DatelineChannel : std::uint8_t { after_crossing, whole_ring };
-  DatelineChannel dateline_channel = DatelineChannel::after_crossing;
-  Time pipeline_latency = 0;  // the part of a hop's link latency spent in the router it enters
-  Time credit_delay = 0;      // a credit's processing, on top of the wire it returns by
-  int input_speedup = 0;      // packets one input port switches at a time (0: one per virtual channel)
   // window: a packet holds its crossbar input for its time on the output link; input_first: from
   // its request for the switch until its tail has passed (a separable input-first allocator).
   enum class SwitchAllocation : std::uint8_t { window, input_first };
-  SwitchAllocation switch_allocation = SwitchAllocation::window;
+  Bytes buffer_per_vc = 0;     // input buffer per network port and virtual channel; 0: unbounded
+  Bytes injection_buffer = 0;  // the router's input buffer for each node's injection port; 0: unbounded
+  int injection_fifos = 0;     // injection buffers per node, chosen by a message's first direction
+  int virtual_channels = 0;    // per network port
+  int adaptive_channels = 0;   // minimal adaptive routing's channels (after the escape ones)
+  DeadlockAvoidance deadlock_avoidance{};
+  DatelineChannel dateline_channel{};
+  Time pipeline_latency = 0;  // the part of a hop's link latency spent in the router it enters
+  Time credit_delay = 0;      // a credit's processing, on top of the wire it returns by
+  int input_speedup = 0;      // packets one input port switches at a time (0: one per virtual channel)
+  SwitchAllocation switch_allocation{};
   Time vc_allocation_delay = 0;  // an output channel's next packet, after the previous one's tail (0: not modelled)
   Time head_delay = 0;  // a packet behind another in its input buffer: routing and VC allocation after its tail
 };

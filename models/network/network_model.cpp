@@ -36,9 +36,9 @@ void NetworkModel::copy_within_node(LinkTimeline& copy_engine, const TransferReq
 namespace {
 
 std::unique_ptr<NetworkModel> make_packet(const ParamReader& r, Kernel& kernel, const Machine& machine) {
-  if (r.choice<bool>("flow_control", {{"credit", true}, {"none", false}}))
-    return std::make_unique<CreditModel>(kernel, machine, r.size("train_bytes"));
-  return std::make_unique<PacketModel>(kernel, machine, r.size("train_bytes"));
+  const PacketModelParams p = parse_packet_model(r);
+  if (p.credit_flow_control) return std::make_unique<CreditModel>(kernel, machine, p.train_bytes);
+  return std::make_unique<PacketModel>(kernel, machine, p.train_bytes);
 }
 
 std::unique_ptr<NetworkModel> make_analytic(const ParamReader&, Kernel& kernel, const Machine& machine) {

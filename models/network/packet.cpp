@@ -5,25 +5,34 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::net {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, "packet", "", "", "",
-     "network model: packet, analytic or another listed in this reference", "-"},
-    {"train_bytes", ParamKind::size, "4KiB", "B", "1B", "1GiB",
-     "payload moved as one train of whole packets; smaller is finer-grained sharing, slower to simulate",
-     "assumption: 4 KiB keeps sharing fair at the granularity of a few microseconds"},
-    {"flow_control", ParamKind::choice, "none", "", "", "",
-     "credit: finite router buffers (machine.router), credits, back-pressure to the NIC; none: unbounded "
-     "buffers, each train books its whole path when injected (faster)",
-     "assumption: see docs/models/network.md", "credit|none"},
+constexpr ChoiceName<bool> kFlowControlNames[] = {{"credit", true}, {"none", false}};
+using P = PacketModelParams;
+constexpr Field<P> kFields[] = {
+    unbound<P>({"model", ParamKind::text, "packet", "", "", "",
+                "network model: packet, analytic or another listed in this reference", "-"}),
+    bind<&P::train_bytes>(
+        {"train_bytes", ParamKind::size, "4KiB", "B", "1B", "1GiB",
+         "payload moved as one train of whole packets; smaller is finer-grained sharing, slower to simulate",
+         "assumption: 4 KiB keeps sharing fair at the granularity of a few microseconds"}),
+    bind_choice<&P::credit_flow_control, kFlowControlNames>(
+        {"flow_control", ParamKind::choice, "none", "", "", "",
+         "credit: finite router buffers (machine.router), credits, back-pressure to the NIC; none: unbounded "
+         "buffers, each train books its whole path when injected (faster)",
+         "assumption: see docs/models/network.md", "credit|none"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 void ignore_delivery(void*, std::uint64_t) {}
 }  // namespace
 
 const ParamTable kPacketModelParams{"network (model: packet)",
                                     "Packet trains with cut-through timing and per-link contention.", kSpecs};
+
+PacketModelParams parse_packet_model(const ParamReader& r) { return parse_fields(r, kFields); }
 
 PacketModelBase::PacketModelBase(Kernel& kernel, const Machine& machine, Bytes train_bytes)
     : NetworkModel(kernel, machine),

@@ -32,6 +32,13 @@ namespace torsim::net {
 
 extern const ParamTable kPacketModelParams;
 
+/// The packet model's parameters (defaults, units and meanings: kPacketModelParams).
+struct PacketModelParams {
+  Bytes train_bytes = 0;
+  bool credit_flow_control = false;
+};
+PacketModelParams parse_packet_model(const ParamReader& r);
+
 /// What the packet models share: link timelines with their timing tags, trains of whole
 /// packets and their serialisation times, routes computed ahead on a hint, the intra-node
 /// copy engines. PacketModel (unbounded router buffers) and CreditModel (credit flow control,

@@ -12,6 +12,8 @@
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::net {
 
 namespace sg4 = simgrid::s4u;
@@ -20,20 +22,25 @@ using simgrid::kernel::routing::NetZoneImpl;
 using simgrid::kernel::routing::Route;
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, "packet", "", "", "",
-     "network model: packet, analytic or another listed in this reference", "-"},
-    {"sharing", ParamKind::choice, "LV08", "", "", "",
-     "SimGrid's flow-level sharing model (network/model): LV08 (max-min, RTT-weighted) or CM02 (plain max-min)",
-     "Velho and Legrand, SIMUTools 2009 (LV08); Casanova and Marchal, 2002 (CM02)", "LV08|CM02"},
-    {"crosstraffic", ParamKind::boolean, "false", "", "", "",
-     "SimGrid's network/crosstraffic: each transfer also loads the reverse route with 5 % of its size (TCP acks)",
-     "assumption: off, because the packet model does not model acknowledgements either (like for like)"},
-    {"bandwidth_factor", ParamKind::number, "1", "", "0.001", "1000",
-     "SimGrid's network/bandwidth-factor: multiplies every link bandwidth available to a flow",
-     "assumption: 1 for a like-for-like cross-check (LV08's default 0.97 models TCP/IP header overhead; our "
-     "wire bytes already include the packet headers)"},
+using O = SimgridOptions;
+constexpr Field<O> kFields[] = {
+    unbound<O>({"model", ParamKind::text, "packet", "", "", "",
+                "network model: packet, analytic or another listed in this reference", "-"}),
+    bind<&O::sharing>(
+        {"sharing", ParamKind::choice, "LV08", "", "", "",
+         "SimGrid's flow-level sharing model (network/model): LV08 (max-min, RTT-weighted) or CM02 (plain max-min)",
+         "Velho and Legrand, SIMUTools 2009 (LV08); Casanova and Marchal, 2002 (CM02)", "LV08|CM02"}),
+    bind<&O::crosstraffic>(
+        {"crosstraffic", ParamKind::boolean, "false", "", "", "",
+         "SimGrid's network/crosstraffic: each transfer also loads the reverse route with 5 % of its size (TCP acks)",
+         "assumption: off, because the packet model does not model acknowledgements either (like for like)"}),
+    bind<&O::bandwidth_factor>(
+        {"bandwidth_factor", ParamKind::number, "1", "", "0.001", "1000",
+         "SimGrid's network/bandwidth-factor: multiplies every link bandwidth available to a flow",
+         "assumption: 1 for a like-for-like cross-check (LV08's default 0.97 models TCP/IP header overhead; our "
+         "wire bytes already include the packet headers)"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 
 constexpr double kSecondsPerPicosecond = 1e-12;
 double seconds(Time ps) { return static_cast<double>(ps) * kSecondsPerPicosecond; }
@@ -231,11 +238,7 @@ void SimgridModel::drive(Kernel& kernel) {
 }
 
 std::unique_ptr<NetworkModel> make_simgrid_model(const ParamReader& r, Kernel& kernel, const Machine& machine) {
-  SimgridOptions o;
-  o.sharing = r.text("sharing");
-  o.crosstraffic = r.boolean("crosstraffic");
-  o.bandwidth_factor = r.number("bandwidth_factor");
-  return std::make_unique<SimgridModel>(kernel, machine, std::move(o));
+  return std::make_unique<SimgridModel>(kernel, machine, parse_fields(r, kFields));
 }
 
 }  // namespace torsim::net

@@ -20,10 +20,11 @@ namespace torsim::net {
 
 extern const ParamTable kSimgridModelParams;
 
+/// Defaults, ranges and meanings: kSimgridModelParams.
 struct SimgridOptions {
-  std::string sharing = "LV08";  // SimGrid's network/model: LV08 or CM02
-  bool crosstraffic = false;     // network/crosstraffic
-  double bandwidth_factor = 1;   // network/bandwidth-factor
+  std::string sharing;          // SimGrid's network/model: LV08 or CM02
+  bool crosstraffic = false;    // network/crosstraffic
+  double bandwidth_factor = 0;  // network/bandwidth-factor
 };
 
 class SimgridModel final : public NetworkModel {

@@ -313,6 +313,11 @@ CASES = {
                              scenario=scenario(workload={"name": "pingpang"})),
     "unknown-model": case("an unknown network model", path="/network/model", expect="unknown network model 'packets' (did you mean 'packet'?)",
                           scenario=scenario(network={"model": "packets"})),
+    "unknown-router-choice": case("an unknown value of a router choice", path="/machine/router/deadlock_avoidance",
+                                  expect="unknown deadlock_avoidance 'bubbles' (did you mean 'bubble'?); valid values "
+                                  "are: dateline, bubble, none",
+                                  scenario=scenario(machine={"preset": "hopper",
+                                                             "router": {"deadlock_avoidance": "bubbles"}})),
     "credit-without-buffers": case("credit flow control on a machine without router buffers (0 B: unbounded, "
                                    "nothing to control)", path="/machine/router/buffer_per_vc",
                                    expect="credit flow control (network.flow_control: credit) needs the router's "
