@@ -14,6 +14,7 @@ from creation to the tail's arrival).
   tests/network/booksim.py build/torsim                         # print the table
   tests/network/booksim.py build/torsim --report docs/validation/network.md
   tests/network/booksim.py build/torsim --check                 # reduced loads; exit 1 off target
+  tests/network/booksim.py build/torsim --speed                 # packets per CPU second beside BookSim's
 
 --report replaces the section between the BookSim markers of that file (appending it if absent)
 and writes network-booksim.png beside it; tests/network/classic.py keeps the section when it
@@ -21,6 +22,7 @@ rewrites the rest.
 """
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -309,6 +311,34 @@ def check(torsim, data, workdir):
     return failures
 
 
+NODES = 512  # 8x8x8 routers, one node each
+
+
+def cpu_of_children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def speed(torsim, data, messages, workdir):
+    """torsim's packets per CPU second at each point of BookSim's recorded runs (one load per run,
+    set-up included), beside BookSim's own rate there: the rows of docs/performance.md's table."""
+    lines = ["| config, offered load (flits/node/cycle) | BookSim2 CPU (s) | BookSim2 packets per CPU second | "
+             "torsim CPU (s) | torsim packets per CPU second | torsim faster by |", "|---|---|---|---|---|---|"]
+    ratios = []
+    for name, ref in data["configs"].items():
+        for load, theirs in sorted(data["speed"]["points"][name].items(), key=lambda kv: float(kv[0])):
+            before = cpu_of_children()
+            run(torsim, scenario(ref["vc_buf_size"], [float(load)], messages), workdir, f"speed-{name}-{load}")
+            cpu = cpu_of_children() - before
+            ours = NODES * messages / cpu
+            ratios.append(ours / theirs["packets_per_cpu_s"])
+            lines.append(f"| {name}, {load} | {theirs['cpu_s']:.2f} | {theirs['packets_per_cpu_s'] / 1e3:.1f} K | "
+                         f"{cpu:.2f} | {ours / 1e3:.0f} K | {ratios[-1]:.1f}x |")
+    lines.append(f"\nLeast ratio {min(ratios):.1f}x, most {max(ratios):.1f}x ({NODES * messages:,} packets per torsim "
+                 f"run; BookSim2's rates as recorded in {DATA.relative_to(DATA.parents[3])})")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("torsim")
@@ -317,8 +347,14 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help=f"reduced loads ({', '.join(map(str, CHECK_LOADS))}), {CHECK_MESSAGES} packets per node; "
                     "exit 1 when a figure is off its target")
+    ap.add_argument("--speed", action="store_true",
+                    help="torsim's packets per CPU second at each point of BookSim's recorded runs, and the ratio")
     args = ap.parse_args()
     data = json.loads(DATA.read_text())
+    if args.speed:
+        with tempfile.TemporaryDirectory() as workdir:
+            print("\n".join(speed(args.torsim, data, args.messages, workdir)))
+        return 0
     if args.check:
         with tempfile.TemporaryDirectory() as workdir:
             failures = check(args.torsim, data, workdir)
