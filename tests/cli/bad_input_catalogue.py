@@ -462,6 +462,11 @@ CASES = {
     "replay-unread-flop-rate": case("a flop rate for a trace with recorded times", path="/workload/flop_rate",
                                     expect="flop_rate is read only for time-independent traces",
                                     scenario=replay(workload={"name": "trace", "path": AMG, "flop_rate": 1e9})),
+    "replay-flop-rate-unread-by-every-point": case(
+        "a flop rate in a sweep none of whose traces is time-independent", path="/workload/flop_rate",
+        expect="flop_rate is read only for time-independent traces (their compute actions); this trace is dumpi",
+        scenario=replay(workload={"name": "trace", "path": AMG, "flop_rate": 1e9},
+                        sweep={"workload.clocks": ["aligned", "recorded"]})),
     "replay-unknown-format": case("an unknown trace format", path="/workload/format",
                                   expect="unknown format 'otf' (did you mean 'otf2'?); valid values are: auto, ti, dumpi, otf2",
                                   scenario=replay(workload={"name": "trace", "path": AMG, "format": "otf"})),

@@ -45,6 +45,21 @@ class Replay(Scratch):
             self.assertEqual(p["blocked_processes"], 0, p["sweep"])
             self.assertEqual(p["metrics"]["unsupported_calls"], 0, p["sweep"])
 
+    def test_flop_rate_in_a_sweep_is_read_by_its_time_independent_points(self):
+        # flop_rate is read by the time-independent trace's point only: the sweep reads it (a
+        # sweep none of whose traces is time-independent is the bad-input case
+        # replay-flop-rate-unread-by-every-point).
+        def points(flop_rate):
+            scenario = {"machine": {"preset": "qdr-cluster", "node": {"cores": 16}},
+                        "placement": {"nodes": 2, "ranks_per_node": 16},
+                        "workload": {"name": "trace", "path": AMG, "flop_rate": flop_rate},
+                        "sweep": {"workload.path": [AMG, ACTIONS]}}
+            out = self.run_into("flops-%g" % flop_rate, scenario)
+            return [p["metrics"] for p in self.results(out)["points"]]
+        slow, fast = points(1e9), points(2e9)
+        self.assertEqual(slow[0], fast[0])  # the DUMPI trace's recorded times
+        self.assertNotEqual(slow[1], fast[1])  # the compute actions at the given rate
+
     def test_series_read_back_through_the_python_package(self):
         import sys
         sys.path.insert(0, os.path.join(ROOT, "python"))
