@@ -129,6 +129,19 @@ std::string expectation(const ParamSpec& s) {
 
 }  // namespace
 
+namespace {
+
+// Whether `part` is one or more whole '_'-separated words of `name` ("uniform" of "uniform_random").
+bool names_words_of(std::string_view name, std::string_view part) {
+  for (std::size_t at = name.find(part); at != std::string_view::npos; at = name.find(part, at + 1)) {
+    const std::size_t end = at + part.size();
+    if ((at == 0 || name[at - 1] == '_') && (end == name.size() || name[end] == '_')) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string closest_name(std::string_view wrong, const std::vector<std::string_view>& valid) {
   std::string best;
   std::size_t best_distance = std::max<std::size_t>(2, wrong.size() / 3) + 1;
@@ -139,7 +152,12 @@ std::string closest_name(std::string_view wrong, const std::vector<std::string_v
       best = name;
     }
   }
-  return best;
+  if (!best.empty() || wrong.size() < 3) return best;
+  // A shortened name: the one valid name it is words of, if only one.
+  std::vector<std::string_view> holding;
+  for (auto name : valid)
+    if (names_words_of(name, wrong)) holding.push_back(name);
+  return holding.size() == 1 ? std::string(holding.front()) : std::string();
 }
 
 std::vector<std::string_view> choices_of(const ParamSpec& spec) {

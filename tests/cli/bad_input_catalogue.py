@@ -225,6 +225,11 @@ CASES = {
     "range-too-long": case("a range of more than 100,000 values", path="/workload/sizes",
                            expect="the range expands to more than 100000 values",
                            scenario=scenario(workload__sizes={"from": 1, "to": 1000000000, "step": 1})),
+    "choice-shortened": case("a choice shortened to some of its words (a traffic pattern \"uniform\")",
+                             path="/workload/pattern",
+                             expect="unknown pattern 'uniform' (did you mean 'uniform_random'?); valid values are: "
+                             "shift, nearest_neighbor",
+                             scenario=scenario(workload={"name": "traffic", "pattern": "uniform"})),
     "traffic-distance-unread": case("a shift distance given to another traffic pattern", path="/workload/distance",
                                     expect="distance is read only with pattern shift; this run's pattern is all_to_all",
                                     scenario=scenario(workload={"name": "traffic", "pattern": "all_to_all", "distance": 3})),

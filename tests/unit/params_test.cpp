@@ -115,6 +115,16 @@ TEST_CASE("a registry names the closest entry to an unknown name, and every vali
   CHECK(e.message() == "unknown network model 'packets' (did you mean 'packet'?); valid values are: packet, analytic");
 }
 
+TEST_CASE("a hint names the close name, else the one name a shortened name is whole words of", "[params]") {
+  const std::vector<std::string_view> patterns{"shift", "uniform_random", "random_permutation", "hot_spot"};
+  CHECK(closest_name("shfit", patterns) == "shift");
+  CHECK(closest_name("uniform", patterns) == "uniform_random");
+  CHECK(closest_name("permutation", patterns) == "random_permutation");
+  CHECK(closest_name("random", patterns).empty());  // two names hold it: no guess
+  CHECK(closest_name("unif", patterns).empty());    // not a whole word
+  CHECK(closest_name("spot_hot", patterns).empty());
+}
+
 TEST_CASE("a non-object is rejected", "[params]") {
   const auto e = test::input_error_of([] { ParamReader(Json::parse("[1]"), Where("f.json", "/x"), kTable); });
   CHECK(e.path() == "/x");
