@@ -11,16 +11,17 @@
 
 namespace torsim {
 
+/// A node's parameters; their defaults, units and ranges are kNodeParams's (models/machine.cpp).
 struct NodeParams {
-  int cores = 1;
-  int threads_per_core = 1;    // hardware threads: ranks per node may reach cores x threads
-  int full_speed_threads = 1;  // threads a core runs each at full single-thread speed
+  int cores = 0;
+  int threads_per_core = 0;    // hardware threads: ranks per node may reach cores x threads
+  int full_speed_threads = 0;  // threads a core runs each at full single-thread speed
   Rate injection_bandwidth = 0;
   Rate ejection_bandwidth = 0;
   Time nic_latency = 0;  // per message, before the head enters the injection link: a pipeline delay
   Rate memcpy_bandwidth = 0;
   Time memcpy_latency = 0;
-  Json modes = Json::object();  // named node modes -> processes per node (Blue Gene: SMP, DUAL, VN)
+  Json modes;  // named node modes -> processes per node (Blue Gene: SMP, DUAL, VN)
 
   /// How much a software cost stretches on a core that `threads` ranks share: beyond
   /// full_speed_threads they divide its issue slots (numerator over full_speed_threads).

@@ -25,10 +25,11 @@ namespace torsim::apps {
 using rt::Datatype;
 using rt::Rank;
 
+/// Defaults and sources: the halo_exchange workload's table (models/apps/halo_exchange.cpp).
 struct CosmoDomain {
   std::int64_t points_i = 0, points_j = 0, levels = 0;  // the whole horizontal domain, levels
-  std::int64_t halo = 3;                                // nboundlines
-  Bytes element = 8;
+  std::int64_t halo = 0;                                // nboundlines
+  Bytes element = 0;
 };
 
 /// An nprocx x nprocy process grid: MPI_Dims_create's split of `ranks` into two factors as

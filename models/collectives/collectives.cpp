@@ -2,6 +2,7 @@
 
 #include "models/collectives/algorithms.hpp"
 #include "sim/config/fields.hpp"
+#include "sim/config/provenance.hpp"
 #include "sim/config/unused.hpp"
 
 namespace torsim::coll {
@@ -90,6 +91,12 @@ Selection parse_selection(const ParamReader& r, int ranks) {
         .fail("recursive doubling needs a power-of-two number of ranks; the job has " + std::to_string(ranks) +
               " (use \"auto\" or \"ring\")");
   return s;
+}
+
+Selection default_selection() {
+  static const Json nothing_given = Json::object();
+  const ReadLog::Pause not_input;  // no scenario key: nothing to record as read
+  return parse_fields(ParamReader(nothing_given, Where("(defaults)"), kSelectionParams), kFields);
 }
 
 std::unique_ptr<Algorithms> make_algorithms(const Json& spec, const Where& where, int ranks) {

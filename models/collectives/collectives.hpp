@@ -19,15 +19,15 @@ enum class AllgatherAlgorithm : std::uint8_t { automatic, ring, recursive_doubli
 
 /// Which algorithm each operation runs. Barrier (dissemination), broadcast and scatter
 /// (binomial), gatherv and scatterv (linear), reduce-scatter (pairwise) and scan (recursive
-/// doubling) have one each so far.
+/// doubling) have one each so far. The defaults are kSelectionParams's: default_selection().
 struct Selection {
-  ReduceAlgorithm reduce = ReduceAlgorithm::binomial;
+  ReduceAlgorithm reduce{};
   int degree = 0;  // of the k-nomial reduce; 0: the layer's choice (preferred_degree)
-  AllreduceAlgorithm allreduce = AllreduceAlgorithm::automatic;
-  GatherAlgorithm gather = GatherAlgorithm::binomial;
-  AlltoallAlgorithm alltoall = AlltoallAlgorithm::pairwise;
-  AlltoallAlgorithm alltoallv = AlltoallAlgorithm::linear;
-  AllgatherAlgorithm allgather = AllgatherAlgorithm::automatic;  // and allgatherv
+  AllreduceAlgorithm allreduce{};
+  GatherAlgorithm gather{};
+  AlltoallAlgorithm alltoall{};
+  AlltoallAlgorithm alltoallv{};
+  AllgatherAlgorithm allgather{};  // and allgatherv
 };
 
 /// Below this many bytes gathered in all, "auto" allgathers run recursive doubling on a
@@ -47,10 +47,12 @@ extern const ParamTable kSelectionParams;
 /// Parses a "collectives" object for a job of `ranks` ranks (recursive doubling needs a power
 /// of two); errors name the JSON path.
 Selection parse_selection(const ParamReader& r, int ranks);
+/// The selection of a "collectives" object that gives nothing: every declared default.
+Selection default_selection();
 
 class Algorithms : public rt::CollectiveAlgorithms {
  public:
-  explicit Algorithms(const Selection& selection = {}) : selection_(selection) {}
+  explicit Algorithms(const Selection& selection) : selection_(selection) {}
   Task<> barrier(Comm c) const override;
   Task<std::uint64_t> bcast(Comm c, Rank root, Bytes bytes, std::uint64_t word) const override;
   Task<std::uint64_t> reduce(Comm c, Rank root, Bytes bytes, std::uint64_t word) const override;

@@ -330,6 +330,17 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("the default selection is the selection table's defaults", "[collectives]") {
+  const coll::Selection s = coll::default_selection();
+  CHECK(s.reduce == coll::ReduceAlgorithm::binomial);
+  CHECK(s.degree == 0);
+  CHECK(s.allreduce == coll::AllreduceAlgorithm::automatic);
+  CHECK(s.gather == coll::GatherAlgorithm::binomial);
+  CHECK(s.alltoall == coll::AlltoallAlgorithm::pairwise);
+  CHECK(s.alltoallv == coll::AlltoallAlgorithm::linear);
+  CHECK(s.allgather == coll::AllgatherAlgorithm::automatic);
+}
+
 TEST_CASE("dissemination barrier: in round i every rank signals rank + 2^i", "[collectives]") {
   const auto s = schedule(6, [](PointToPoint& p) { return barrier_then_zero(p); });
   std::vector<Sent> expected;
@@ -585,21 +596,21 @@ TEST_CASE("allgather's automatic choice: recursive doubling on a power of two be
                     [each, s](PointToPoint& p) { return coll::run_allgatherv(p, s, coll::Blocks(each, p.size()), 0); })
         .size();
   };
-  const coll::Selection automatic;
+  const coll::Selection automatic = coll::default_selection();
   CHECK(steps(8, 1024, automatic) == 8 * 3);   // 8 KiB in all: log2 8 exchanges per rank
   CHECK(steps(8, 16384, automatic) == 8 * 7);  // 128 KiB: the ring's n - 1 steps
   CHECK(steps(6, 16, automatic) == 6 * 5);     // not a power of two: ring
-  coll::Selection ring;
+  coll::Selection ring = coll::default_selection();
   ring.allgather = coll::AllgatherAlgorithm::ring;
   CHECK(steps(8, 16, ring) == 8 * 7);
-  coll::Selection doubling;
+  coll::Selection doubling = coll::default_selection();
   doubling.allgather = coll::AllgatherAlgorithm::recursive_doubling;
   CHECK(steps(8, 16384, doubling) == 8 * 3);
   CHECK(steps(6, 16, doubling) == 6 * 5);  // on a group that is not a power of two: ring
 }
 
 TEST_CASE("the k-nomial degree is the selection's, else the layer's choice, and 2 for binomial", "[collectives]") {
-  coll::Selection s;
+  coll::Selection s = coll::default_selection();
   CHECK(coll::Algorithms(s).reduce_degree(16, 4) == 2);
   s.reduce = coll::ReduceAlgorithm::knomial;
   CHECK(coll::Algorithms(s).reduce_degree(16, 4) == 2);  // no model: the default layer picks 2

@@ -113,7 +113,7 @@ class Replayer {
   const Trace& trace_;
   ReplaySettings settings_;
   rt::MessagingLayer& layer_;
-  coll::Selection selection_;
+  coll::Selection selection_ = coll::default_selection();
   bool outcomes_recorded_;  // tests and probes carry their recorded outcome
   // The layer's own collectives span the whole job: they serve the trace's world only when the
   // job has exactly its ranks (a placement of whole nodes may hold more, which stay idle).

@@ -80,7 +80,7 @@ class BgpCollectives final : public coll::Algorithms {
 
  private:
   static coll::Selection selection() {
-    coll::Selection s;
+    coll::Selection s = coll::default_selection();
     s.alltoall = coll::AlltoallAlgorithm::linear;
     return s;
   }
