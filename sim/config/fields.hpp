@@ -89,12 +89,16 @@ T read_as(const ParamReader& r, const ParamSpec& s) {
 
 /// A parameter that fills `Member`; a kind the member's type cannot hold does not compile.
 /// S is the struct the table fills: the member's own, or one derived from it (shared rows).
+/// A parameter without a default (kUnset) that is not given leaves its member value-initialised.
 template <auto Member, class S = typename detail::MemberOf<decltype(Member)>::owner>
 constexpr Field<S> bind(ParamSpec spec) {
   using T = typename detail::MemberOf<decltype(Member)>::type;
   static_assert(std::is_base_of_v<typename detail::MemberOf<decltype(Member)>::owner, S>);
   if (!detail::holds<T>(spec.kind)) throw std::logic_error("the member's type cannot hold this parameter's kind");
-  return {spec, [](const ParamReader& r, const ParamSpec& s, S& out) { out.*Member = detail::read_as<T>(r, s); }};
+  return {spec, [](const ParamReader& r, const ParamSpec& s, S& out) {
+            if (s.default_value == kUnset && !r.has(s.name)) return;
+            out.*Member = detail::read_as<T>(r, s);
+          }};
 }
 
 /// One value of an enumeration and the name a scenario gives it.
@@ -122,9 +126,10 @@ constexpr bool names_are(std::string_view choices, const ChoiceName<E> (&names)[
 
 /// A ParamKind::choice parameter that fills the enum `Member` through `Names`, which must name
 /// exactly the declared choices (checked when the table compiles): no value maps to a default.
-template <auto Member, const auto& Names>
-constexpr Field<typename detail::MemberOf<decltype(Member)>::owner> bind_choice(ParamSpec spec) {
-  using S = typename detail::MemberOf<decltype(Member)>::owner;
+/// S as for bind.
+template <auto Member, const auto& Names, class S = typename detail::MemberOf<decltype(Member)>::owner>
+constexpr Field<S> bind_choice(ParamSpec spec) {
+  static_assert(std::is_base_of_v<typename detail::MemberOf<decltype(Member)>::owner, S>);
   if (spec.kind != ParamKind::choice) throw std::logic_error("bind_choice needs ParamKind::choice");
   if (!detail::names_are(spec.choices, Names)) throw std::logic_error("the names must be the declared choices");
   return {spec, [](const ParamReader& r, const ParamSpec& s, S& out) {

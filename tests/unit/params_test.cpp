@@ -284,3 +284,35 @@ TEST_CASE("shared rows fill the base of the struct a joined table fills", "[para
   CHECK(d.cost == 5 * kNanosecond);
   CHECK(d.count == 3);
 }
+
+namespace {
+struct Optional {
+  std::int64_t nodes = 0;
+  std::vector<std::int64_t> list;
+  bool round_robin = false;
+};
+constexpr ChoiceName<bool> kOrderNames[] = {{"block", false}, {"round_robin", true}};
+struct Derived : Optional {};
+constexpr Field<Derived> kOptionalFields[] = {
+    bind<&Optional::nodes, Derived>({"nodes", ParamKind::integer, kUnset, "", "1", "", "a count", "-"}),
+    bind<&Optional::list, Derived>({"list", ParamKind::integer_list, kUnset, "", "0", "", "ids", "-"}),
+    bind_choice<&Optional::round_robin, kOrderNames, Derived>(
+        {"order", ParamKind::choice, "block", "", "", "", "an order", "-", "block|round_robin"}),
+};
+constexpr auto kOptionalSpecs = specs_of(kOptionalFields);
+const ParamTable kOptionalTable{"optional", "For tests.", kOptionalSpecs};
+}  // namespace
+
+TEST_CASE("a parameter without a default, not given, leaves its member value-initialised", "[params]") {
+  const Derived none = parse_fields(ParamReader(Json::object(), Where("f.json"), kOptionalTable), kOptionalFields);
+  CHECK(none.nodes == 0);
+  CHECK(none.list.empty());
+  CHECK_FALSE(none.round_robin);
+  const Json given = Json::parse(R"({"nodes": 4, "list": [2, 0], "order": "round_robin"})");
+  const Derived d = parse_fields(ParamReader(given, Where("f.json"), kOptionalTable), kOptionalFields);
+  CHECK(d.nodes == 4);
+  CHECK(d.list == std::vector<std::int64_t>{2, 0});
+  CHECK(d.round_robin);
+  const Json zero = Json::parse(R"({"nodes": 0})");  // given: its range applies
+  CHECK_THROWS_AS(parse_fields(ParamReader(zero, Where("f.json"), kOptionalTable), kOptionalFields), InputError);
+}

@@ -184,9 +184,7 @@ rt::Placement trace_placement(const Trace& trace, const Json& spec, const Where&
                      std::to_string(slots_per_node(machine)) + " hardware threads)");
   Json rest = spec.is_object() ? spec : Json::object();
   if (rest.contains("from_trace")) {
-    if (!rest["from_trace"].is_boolean())
-      (where / "from_trace").fail("expected true or false, got " + preview(rest["from_trace"]));
-    const bool from_trace = rest["from_trace"].get<bool>();
+    const bool from_trace = ParamReader(spec, where, node::kPlacementParams).boolean("from_trace");
     rest.erase("from_trace");
     if (from_trace && !rest.empty())
       (where / rest.begin().key()).fail("\"from_trace\" places every rank: give no other placement key");
