@@ -8,6 +8,7 @@
 namespace torsim::rt {
 
 namespace {
+constexpr ChoiceName<bool> kRmaSyncNames[] = {{"lock", true}, {"none", false}};
 constexpr Field<MpichPamidParams> kFields[] = {
     layer_field<MpichPamidParams>("mpi_pami"),
     bind<&MpichPamidParams::header>({"header", ParamKind::size, "16B", "B", "0B", "1KiB",
@@ -46,7 +47,7 @@ constexpr Field<MpichPamidParams> kFields[] = {
          "MPI_Put / MPI_Get bookkeeping (window and datatype checks, splitting into contiguous pieces)", "preset"}),
     bind<&MpichPamidParams::rma_sync_cpu>({"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
                                            "MPI's side of MPI_Win_lock or MPI_Win_unlock, at each end", "preset"}),
-    unbound<MpichPamidParams>(
+    bind_choice<&MpichPamidParams::rma_lock, kRmaSyncNames>(
         {"rma_sync", ParamKind::choice, "lock", "", "", "",
          "lock: each MPI_Put / MPI_Get in its own passive-target epoch (MPI_Win_lock, MPI_Win_unlock); none: no "
          "synchronisation beyond the operation's completion",
@@ -65,7 +66,6 @@ const ParamTable kMpichPamidLayerParams{"runtime (layer: mpi_pami)", "MPI over P
 
 MpichPamidParams parse_mpich_pamid(const ParamReader& r) {
   MpichPamidParams p = parse_fields(r, kFields);
-  p.rma_lock = r.choice<bool>("rma_sync", {{"lock", true}, {"none", false}});
   if (p.large_from < p.medium_from) r.where("large_from").fail("must not be below medium_from");
   return p;
 }

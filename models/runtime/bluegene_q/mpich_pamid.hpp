@@ -33,7 +33,7 @@ struct MpichPamidParams {
   Time rx_empty = 0, rx_short = 0, rx_medium = 0, rx_large = 0;
   Time match_cpu = 0;
   Time rma_cpu = 0, rma_sync_cpu = 0;
-  bool rma_lock = true;
+  bool rma_lock = false;  // rma_sync: lock (the table's default)
 };
 MpichPamidParams parse_mpich_pamid(const ParamReader& r);
 

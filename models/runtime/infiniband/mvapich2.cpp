@@ -8,6 +8,7 @@ namespace torsim::rt {
 
 namespace {
 
+constexpr ChoiceName<bool> kRendezvousNames[] = {{"rput", false}, {"rget", true}};
 constexpr Field<Mvapich2Params> kOwnFields[] = {
     bind<&Mvapich2Params::rma_sync_cpu>({"rma_sync_cpu", ParamKind::time, kRequired, "ns", "0ns", "1ms",
                                          "MPI_Put/MPI_Get synchronisation on the origin's core", "preset"}),
@@ -24,10 +25,9 @@ constexpr Field<Mvapich2Params> kOwnFields[] = {
          "largest message plus header sent eagerly between nodes; above it the rendezvous", "preset"}),
     bind<&Mvapich2Params::prepost_depth>({"prepost_depth", ParamKind::integer, kRequired, "", "1", "100000",
                                           "receive buffers posted per connection", "preset"}),
-    unbound<Mvapich2Params>({"rendezvous", ParamKind::choice, "rput", "", "", "",
-                             "rput: the sender RDMA-writes the data; rget: the "
-                             "receiver RDMA-reads it",
-                             "preset", "rput|rget"}),
+    bind_choice<&Mvapich2Params::rget, kRendezvousNames>(
+        {"rendezvous", ParamKind::choice, "rput", "", "", "",
+         "rput: the sender RDMA-writes the data; rget: the receiver RDMA-reads it", "preset", "rput|rget"}),
     bind<&Mvapich2Params::striping_threshold>({"striping_threshold", ParamKind::size, kRequired, "B", "0B", "1GiB",
                                                "rendezvous data of this size or more is split over every rail",
                                                "preset"}),
@@ -52,11 +52,7 @@ Task<> count_down(Task<> operation, Countdown& countdown) {
   if (--countdown.left == 0) countdown.done.fire();
 }
 
-Mvapich2Params parse_mvapich2(const ParamReader& r) {
-  Mvapich2Params p = parse_fields(r, kMpiFields);
-  p.rget = r.choice<bool>("rendezvous", {{"rput", false}, {"rget", true}});
-  return p;
-}
+Mvapich2Params parse_mvapich2(const ParamReader& r) { return parse_fields(r, kMpiFields); }
 
 }  // namespace
 

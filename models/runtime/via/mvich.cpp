@@ -8,6 +8,8 @@ namespace torsim::rt {
 
 namespace {
 
+constexpr ChoiceName<Transport> kTransportNames[] = {{"send_receive", Transport::send_receive},
+                                                     {"rdma", Transport::rdma}};
 constexpr Field<MvichParams> kViaMpiFields[] = {
     layer_field<MvichParams>("via_mpi"),
     bind<&MvichParams::header>({"header", ParamKind::size, kRequired, "B", "0B", "1KiB",
@@ -27,7 +29,7 @@ constexpr Field<MvichParams> kViaMpiFields[] = {
         {"control_bytes", ParamKind::size, "32B", "B", "0B", "1KiB",
          "rendezvous control messages (request, clear to send with a buffer address and key, FIN)",
          "assumption: an address, a key, a size and a tag"}),
-    unbound<MvichParams>(
+    bind_choice<&MvichParams::collective_transport, kTransportNames>(
         {"collective_transport", ParamKind::choice, "send_receive", "", "", "",
          "send_receive: the collectives over MPI's send/receive; rdma: over RDMA writes into pre-registered slots, "
          "found by flag polling",
@@ -52,12 +54,7 @@ constexpr Field<MvichParams> kViaMpiFields[] = {
 };
 constexpr auto kViaMpiSpecs = specs_of(kViaMpiFields);
 
-MvichParams parse_mvich(const ParamReader& r) {
-  MvichParams p = parse_fields(r, kViaMpiFields);
-  p.collective_transport = r.choice<Transport>("collective_transport",
-                                               {{"send_receive", Transport::send_receive}, {"rdma", Transport::rdma}});
-  return p;
-}
+MvichParams parse_mvich(const ParamReader& r) { return parse_fields(r, kViaMpiFields); }
 
 }  // namespace
 

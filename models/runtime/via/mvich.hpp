@@ -22,7 +22,7 @@ struct MvichParams {
   Bytes eager_limit = 0;
   Bytes control_bytes = 0;
   bool user_buffers_registered = false;
-  Transport collective_transport = Transport::send_receive;
+  Transport collective_transport{};
   Bytes rdma_slot_size = 0;
   int rdma_slots = 0;
 };
