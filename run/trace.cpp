@@ -10,25 +10,36 @@
 #include <unistd.h>
 
 #include "run/scenario.hpp"
+#include "sim/config/fields.hpp"
 
 namespace torsim {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"file", ParamKind::text, "trace.json", "", "", "",
-     "trace file, relative to the output directory (--trace FILE names one relative to the current directory)", "-"},
-    {"ranks", ParamKind::integer_list, kUnset, "", "0", "",
-     "ranks traced: a list, or {\"from\", \"to\", \"step\"}; default every rank", "-"},
-    {"points", ParamKind::integer_list, kUnset, "", "0", "", "sweep points traced, by index; default every point", "-"},
-    {"links", ParamKind::integer_list, "[]", "", "0", "",
-     "links given a utilisation counter of their own (ids as in links.csv and `torsim describe --route`)", "-"},
-    {"from", ParamKind::time, "0ns", "ns", "0ns", "", "start of the traced window of simulated time", "-"},
-    {"to", ParamKind::time, kUnset, "ns", "0ns", "", "end of the traced window; default the end of the run", "-"},
-    {"max_size", ParamKind::size, "256MiB", "B", "1KiB", "1TB",
-     "largest trace file: a point's slices stop there, and points that would take the file past it are left out, "
-     "with a warning",
-     "-"},
+using Settings = TraceSettings;
+// where and file_from_command_line come from the reader and the command line (trace_settings).
+constexpr Field<Settings> kFields[] = {
+    bind<&Settings::file>(
+        {"file", ParamKind::text, "trace.json", "", "", "",
+         "trace file, relative to the output directory (--trace FILE names one relative to the current directory)",
+         "-"}),
+    bind<&Settings::ranks>({"ranks", ParamKind::integer_list, kUnset, "", "0", "",
+                            "ranks traced: a list, or {\"from\", \"to\", \"step\"}; default every rank", "-"}),
+    bind<&Settings::points>({"points", ParamKind::integer_list, kUnset, "", "0", "",
+                             "sweep points traced, by index; default every point", "-"}),
+    bind<&Settings::links>(
+        {"links", ParamKind::integer_list, "[]", "", "0", "",
+         "links given a utilisation counter of their own (ids as in links.csv and `torsim describe --route`)", "-"}),
+    bind<&Settings::from>(
+        {"from", ParamKind::time, "0ns", "ns", "0ns", "", "start of the traced window of simulated time", "-"}),
+    bind<&Settings::to>(
+        {"to", ParamKind::time, kUnset, "ns", "0ns", "", "end of the traced window; default the end of the run", "-"}),
+    bind<&Settings::max_size>(
+        {"max_size", ParamKind::size, "256MiB", "B", "1KiB", "1TB",
+         "largest trace file: a point's slices stop there, and points that would take the file past it are left out, "
+         "with a warning",
+         "-"}),
 };
+constexpr auto kSpecs = specs_of(kFields);
 
 constexpr std::string_view kHeader = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
 constexpr std::string_view kFooter = "\n]}\n";
@@ -92,17 +103,11 @@ std::optional<TraceSettings> trace_settings(const Json& output, const Where& out
   const ParamReader out(output, output_where, kOutputParams);
   if (!out.has("trace") && command_line_file.empty()) return std::nullopt;
   const ParamReader r(out.nested("trace"), out.where("trace"), kTraceParams);
-  TraceSettings s;
+  TraceSettings s = parse_fields(r, kFields);
   s.where = r.where();
-  s.file = command_line_file.empty() ? r.text("file") : command_line_file;
+  if (!command_line_file.empty()) s.file = command_line_file;
   s.file_from_command_line = !command_line_file.empty();
-  if (r.has("ranks")) s.ranks = r.integers("ranks");
-  if (r.has("points")) s.points = r.integers("points");
-  s.links = r.integers("links");
-  s.from = r.time("from");
-  if (r.has("to")) s.to = r.time("to");
   if (s.to <= s.from) r.where("to").fail("expected a time after 'from' (" + format_time(s.from) + ")");
-  s.max_size = r.size("max_size");
   if (s.file.empty() || (!s.file_from_command_line && s.file.find('/') != std::string::npos))
     r.where("file").fail("expected a file name in the output directory (--trace PATH writes elsewhere), got '" +
                          s.file + "'");

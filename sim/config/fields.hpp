@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -40,10 +41,18 @@ struct MemberOf<T S::*> {
   using type = T;
 };
 
-/// Whether a member of type T can hold a parameter of `kind` (checked when the table compiles).
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+/// Whether a member of type T can hold a parameter of `kind` (checked when the table compiles);
+/// an optional holds what its value type holds.
 template <class T>
 constexpr bool holds(ParamKind kind) {
-  if constexpr (std::is_same_v<T, bool>)
+  if constexpr (IsOptional<T>::value)
+    return holds<typename T::value_type>(kind);
+  else if constexpr (std::is_same_v<T, bool>)
     return kind == ParamKind::boolean;
   else if constexpr (std::is_same_v<T, std::string>)
     return kind == ParamKind::text || kind == ParamKind::choice;
@@ -61,7 +70,9 @@ constexpr bool holds(ParamKind kind) {
 
 template <class T>
 T read_as(const ParamReader& r, const ParamSpec& s) {
-  if constexpr (std::is_same_v<T, bool>)
+  if constexpr (IsOptional<T>::value)
+    return read_as<typename T::value_type>(r, s);
+  else if constexpr (std::is_same_v<T, bool>)
     return r.boolean(s.name);
   else if constexpr (std::is_same_v<T, std::string>)
     return r.text(s.name);
@@ -89,7 +100,8 @@ T read_as(const ParamReader& r, const ParamSpec& s) {
 
 /// A parameter that fills `Member`; a kind the member's type cannot hold does not compile.
 /// S is the struct the table fills: the member's own, or one derived from it (shared rows).
-/// A parameter without a default (kUnset) that is not given leaves its member value-initialised.
+/// A parameter without a default (kUnset) that is not given leaves its member as the struct
+/// initialises it: its "not given" state (an empty optional, a zero that the range excludes).
 template <auto Member, class S = typename detail::MemberOf<decltype(Member)>::owner>
 constexpr Field<S> bind(ParamSpec spec) {
   using T = typename detail::MemberOf<decltype(Member)>::type;

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "cli/reference.hpp"
 #include "sim/config/fields.hpp"
@@ -290,6 +291,7 @@ struct Optional {
   std::int64_t nodes = 0;
   std::vector<std::int64_t> list;
   bool round_robin = false;
+  std::optional<Time> until;
 };
 constexpr ChoiceName<bool> kOrderNames[] = {{"block", false}, {"round_robin", true}};
 struct Derived : Optional {};
@@ -298,21 +300,24 @@ constexpr Field<Derived> kOptionalFields[] = {
     bind<&Optional::list, Derived>({"list", ParamKind::integer_list, kUnset, "", "0", "", "ids", "-"}),
     bind_choice<&Optional::round_robin, kOrderNames, Derived>(
         {"order", ParamKind::choice, "block", "", "", "", "an order", "-", "block|round_robin"}),
+    bind<&Optional::until, Derived>({"until", ParamKind::time, kUnset, "ns", "0ns", "", "an end", "-"}),
 };
 constexpr auto kOptionalSpecs = specs_of(kOptionalFields);
 const ParamTable kOptionalTable{"optional", "For tests.", kOptionalSpecs};
 }  // namespace
 
-TEST_CASE("a parameter without a default, not given, leaves its member value-initialised", "[params]") {
+TEST_CASE("a parameter without a default, not given, leaves its member in its not-given state", "[params]") {
   const Derived none = parse_fields(ParamReader(Json::object(), Where("f.json"), kOptionalTable), kOptionalFields);
   CHECK(none.nodes == 0);
   CHECK(none.list.empty());
   CHECK_FALSE(none.round_robin);
-  const Json given = Json::parse(R"({"nodes": 4, "list": [2, 0], "order": "round_robin"})");
+  CHECK_FALSE(none.until.has_value());
+  const Json given = Json::parse(R"({"nodes": 4, "list": [2, 0], "order": "round_robin", "until": "3ns"})");
   const Derived d = parse_fields(ParamReader(given, Where("f.json"), kOptionalTable), kOptionalFields);
   CHECK(d.nodes == 4);
   CHECK(d.list == std::vector<std::int64_t>{2, 0});
   CHECK(d.round_robin);
+  CHECK(d.until == 3 * kNanosecond);
   const Json zero = Json::parse(R"({"nodes": 0})");  // given: its range applies
   CHECK_THROWS_AS(parse_fields(ParamReader(zero, Where("f.json"), kOptionalTable), kOptionalFields), InputError);
 }
