@@ -59,43 +59,64 @@ constexpr Field<Paper> kPaperFields[] = {
     bind<&Paper::seed>({"seed", ParamKind::text, kRequired, "", "", "", "seed file the claim was taken from", "-"}),
 };
 constexpr auto kPaperSpecs = specs_of(kPaperFields);
-constexpr ParamSpec kCheckSpecs[] = {
-    {"label", ParamKind::text, "", "", "", "", "name of the check when a claim has several", "-"},
-    {"rule", ParamKind::choice, kRequired, "", "", "",
-     "gain_up_to: largest gain over the sweep; gain_at: gain at x = at; absolute: value at x = at within 15 %; "
-     "trend: one curve beats the other on one side of a crossover (or everywhere)",
-     "-", "gain_up_to|gain_at|absolute|trend"},
-    {"baseline", ParamKind::text, "baseline", "", "", "", "curve the gain is measured against (trend: the loser)", "-"},
-    {"improved", ParamKind::text, "improved", "", "", "",
-     "curve whose gain is measured (trend: the winner; "
-     "absolute: the curve checked)",
-     "-"},
-    {"gain", ParamKind::choice, "reduction", "", "", "",
-     "reduction: (base - new) / base; speedup: base / new - 1; increase: new / base - 1", "-",
-     "reduction|speedup|increase"},
-    {"expected", ParamKind::number, "0", "", "", "", "the paper's gain in percent, or its absolute value", "-"},
-    {"at", ParamKind::number, kUnset, "", "", "", "x of the point checked (gain_at, absolute)", "-"},
-    {"floor", ParamKind::number, "0", "", "0", "", "absolute floor of the relative error (absolute rule)", "-"},
-    {"crossover", ParamKind::number, kUnset, "", "", "", "x where the trend flips (trend; unset: everywhere)", "-"},
-    {"below", ParamKind::boolean, "true", "", "", "", "trend holds below the crossover (false: above)", "-"},
-    {"lower_is_better", ParamKind::boolean, "true", "", "", "", "lower y wins (latency, time)", "-"},
-    {"why", ParamKind::text, kRequired, "", "", "", "why this rule fits the claim", "-"},
-    {"alternative", ParamKind::object, "{}", "", "", "",
-     "another measure of the same runs, checked the same way and reported beside the check, never deciding it", "-"},
+constexpr ChoiceName<Rule> kRuleNames[] = {
+    {"gain_up_to", Rule::gain_up_to}, {"gain_at", Rule::gain_at}, {"absolute", Rule::absolute}, {"trend", Rule::trend}};
+constexpr ChoiceName<GainKind> kGainNames[] = {
+    {"reduction", GainKind::reduction}, {"speedup", GainKind::speedup}, {"increase", GainKind::increase}};
+using C = CheckSpec;
+// The alternative measure is an object of its own (parse_check).
+constexpr Field<C> kCheckFields[] = {
+    bind<&C::label>({"label", ParamKind::text, "", "", "", "", "name of the check when a claim has several", "-"}),
+    bind_choice<&C::rule, kRuleNames>(
+        {"rule", ParamKind::choice, kRequired, "", "", "",
+         "gain_up_to: largest gain over the sweep; gain_at: gain at x = at; absolute: value at x = at within 15 %; "
+         "trend: one curve beats the other on one side of a crossover (or everywhere)",
+         "-", "gain_up_to|gain_at|absolute|trend"}),
+    bind<&C::baseline>({"baseline", ParamKind::text, "baseline", "", "", "",
+                        "curve the gain is measured against (trend: the loser)", "-"}),
+    bind<&C::improved>({"improved", ParamKind::text, "improved", "", "", "",
+                        "curve whose gain is measured (trend: the winner; "
+                        "absolute: the curve checked)",
+                        "-"}),
+    bind_choice<&C::gain, kGainNames>(
+        {"gain", ParamKind::choice, "reduction", "", "", "",
+         "reduction: (base - new) / base; speedup: base / new - 1; increase: new / base - 1", "-",
+         "reduction|speedup|increase"}),
+    bind<&C::expected>(
+        {"expected", ParamKind::number, "0", "", "", "", "the paper's gain in percent, or its absolute value", "-"}),
+    bind<&C::at>({"at", ParamKind::number, kUnset, "", "", "", "x of the point checked (gain_at, absolute)", "-"}),
+    bind<&C::floor>(
+        {"floor", ParamKind::number, "0", "", "0", "", "absolute floor of the relative error (absolute rule)", "-"}),
+    bind<&C::crossover>({"crossover", ParamKind::number, kUnset, "", "", "",
+                         "x where the trend flips (trend; unset: everywhere)", "-"}),
+    bind<&C::below>(
+        {"below", ParamKind::boolean, "true", "", "", "", "trend holds below the crossover (false: above)", "-"}),
+    bind<&C::lower_is_better>(
+        {"lower_is_better", ParamKind::boolean, "true", "", "", "", "lower y wins (latency, time)", "-"}),
+    bind<&C::why>({"why", ParamKind::text, kRequired, "", "", "", "why this rule fits the claim", "-"}),
+    unbound<C>(
+        {"alternative", ParamKind::object, "{}", "", "", "",
+         "another measure of the same runs, checked the same way and reported beside the check, never deciding it",
+         "-"}),
 };
+constexpr auto kCheckSpecs = specs_of(kCheckFields);
 constexpr ParamSpec kAlternativeSpecs[] = {
     {"y", ParamKind::text, kRequired, "", "", "", "the series column of the other measure (series curves only)", "-"},
     {"name", ParamKind::text, kRequired, "", "", "", "what it measures, for the report", "-"},
 };
-constexpr ParamSpec kCurveSpecs[] = {
-    {"scenario", ParamKind::text, kRequired, "", "", "", "scenario file, relative to the repository root (or absolute)",
-     "-"},
-    {"where", ParamKind::object, "{}", "", "", "", "sweep values selecting points (dotted path -> value)", "-"},
-    {"series", ParamKind::text, "", "", "", "", "series name (with x and y columns)", "-"},
-    {"metric", ParamKind::text, "", "", "", "", "metric name, taken across sweep points (x: a sweep key)", "-"},
-    {"x", ParamKind::text, kRequired, "", "", "", "x column, or sweep key for a metric", "-"},
-    {"y", ParamKind::text, "", "", "", "", "y column of the series", "-"},
+using V = CurveSpec;
+constexpr Field<V> kCurveFields[] = {
+    bind<&V::scenario>({"scenario", ParamKind::text, kRequired, "", "", "",
+                        "scenario file, relative to the repository root (or absolute)", "-"}),
+    unbound<V>(
+        {"where", ParamKind::object, "{}", "", "", "", "sweep values selecting points (dotted path -> value)", "-"}),
+    bind<&V::series>({"series", ParamKind::text, "", "", "", "", "series name (with x and y columns)", "-"}),
+    bind<&V::metric>(
+        {"metric", ParamKind::text, "", "", "", "", "metric name, taken across sweep points (x: a sweep key)", "-"}),
+    bind<&V::x>({"x", ParamKind::text, kRequired, "", "", "", "x column, or sweep key for a metric", "-"}),
+    bind<&V::y>({"y", ParamKind::text, "", "", "", "", "y column of the series", "-"}),
 };
+constexpr auto kCurveSpecs = specs_of(kCurveFields);
 
 }  // namespace
 
@@ -114,23 +135,7 @@ namespace {
 Paper parse_paper(const ParamReader& r) { return parse_fields(r, kPaperFields); }
 
 CheckSpec parse_check(const ParamReader& r) {
-  CheckSpec c;
-  c.label = r.text("label");
-  c.rule = r.choice<Rule>("rule", {{"gain_up_to", Rule::gain_up_to},
-                                   {"gain_at", Rule::gain_at},
-                                   {"absolute", Rule::absolute},
-                                   {"trend", Rule::trend}});
-  c.baseline = r.text("baseline");
-  c.improved = r.text("improved");
-  c.gain = r.choice<GainKind>(
-      "gain", {{"reduction", GainKind::reduction}, {"speedup", GainKind::speedup}, {"increase", GainKind::increase}});
-  c.expected = r.number("expected");
-  if (r.has("at")) c.at = r.number("at");
-  c.floor = r.number("floor");
-  if (r.has("crossover")) c.crossover = r.number("crossover");
-  c.below = r.boolean("below");
-  c.lower_is_better = r.boolean("lower_is_better");
-  c.why = r.text("why");
+  CheckSpec c = parse_fields(r, kCheckFields);
   const ParamReader alternative(r.nested("alternative"), r.where("alternative"), kAlternativeParams);
   if (!r.nested("alternative").empty()) {
     c.alternative_y = alternative.text("y");
@@ -143,12 +148,8 @@ CheckSpec parse_check(const ParamReader& r) {
 }
 
 CurveSpec parse_curve(const ParamReader& r) {
-  CurveSpec c{.scenario = r.text("scenario"),
-              .where = r.nested("where"),
-              .series = r.text("series"),
-              .metric = r.text("metric"),
-              .x = r.text("x"),
-              .y = r.text("y")};
+  CurveSpec c = parse_fields(r, kCurveFields);
+  c.where = r.nested("where");
   if (c.series.empty() == c.metric.empty()) r.where().fail("a curve takes either 'series' (with 'y') or 'metric'");
   if (!c.series.empty() && c.y.empty()) r.where().fail("a series curve needs 'y', the column plotted");
   return c;

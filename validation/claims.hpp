@@ -19,9 +19,10 @@ struct Paper {
 
 /// Where a curve comes from: a series of one scenario (x and y columns, across the points
 /// whose sweep values match `where`), or a metric across sweep points (x = a sweep key).
+/// The defaults and meanings of CurveSpec and CheckSpec are their tables' (validation/claims.cpp).
 struct CurveSpec {
   std::string scenario;  // relative to the repository root
-  Json where = Json::object();
+  Json where;
   std::string series, metric, x, y;
 };
 
@@ -29,14 +30,14 @@ enum class Rule { gain_up_to, gain_at, absolute, trend };
 
 struct CheckSpec {
   std::string label;  // e.g. "4 B"; empty for a single check
-  Rule rule = Rule::gain_up_to;
-  std::string baseline = "baseline", improved = "improved";  // curve names
-  GainKind gain = GainKind::reduction;
+  Rule rule{};
+  std::string baseline, improved;  // curve names
+  GainKind gain{};
   double expected = 0;              // percent for gains, a value for absolute
   std::optional<double> at;         // x for gain_at / absolute
   double floor = 0;                 // absolute: floor of the relative error
   std::optional<double> crossover;  // trend
-  bool below = true, lower_is_better = true;
+  bool below = false, lower_is_better = false;
   std::string why;  // why this rule and tolerance fit the claim
   /// Another measure of the same runs (another y column of the curves' series), checked the
   /// same way and reported as a note, never deciding: e.g. the mean of per-pair rates beside

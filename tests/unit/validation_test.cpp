@@ -31,6 +31,10 @@ ClaimSpec gain_claim(double expected) {
   c.id = "T1";
   CheckSpec check;
   check.rule = Rule::gain_up_to;
+  check.baseline = "baseline";
+  check.improved = "improved";
+  check.gain = GainKind::reduction;
+  check.lower_is_better = true;
   check.expected = expected;
   check.why = "test";
   c.checks.push_back(check);
