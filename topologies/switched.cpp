@@ -2,15 +2,25 @@
 
 #include <algorithm>
 
+#include "sim/config/fields.hpp"
+
 namespace torsim::topo {
 
 namespace {
 
-constexpr ParamSpec kCrossbarSpecs[] = {
-    {"type", ParamKind::text, kRequired, "", "", "", "crossbar", "-"},
-    {"nodes", ParamKind::integer, kRequired, "", "1", "65536", "ports of the switch (one node each)", "preset"},
-    {"link_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms", "traversal latency of the switch", "preset"},
+struct CrossbarOptions {
+  int nodes = 0;
+  Time link_latency = 0;
 };
+using X = CrossbarOptions;
+constexpr Field<X> kCrossbarFields[] = {
+    unbound<X>({"type", ParamKind::text, kRequired, "", "", "", "crossbar", "-"}),
+    bind<&X::nodes>(
+        {"nodes", ParamKind::integer, kRequired, "", "1", "65536", "ports of the switch (one node each)", "preset"}),
+    bind<&X::link_latency>(
+        {"link_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms", "traversal latency of the switch", "preset"}),
+};
+constexpr auto kCrossbarSpecs = specs_of(kCrossbarFields);
 
 }  // namespace
 
@@ -46,7 +56,8 @@ nlohmann::json Crossbar::describe() const {
 }
 
 std::unique_ptr<Topology> make_crossbar(const ParamReader& r, const NodeLinks& node_links) {
-  return std::make_unique<Crossbar>(static_cast<int>(r.integer("nodes")), r.time("link_latency"), node_links);
+  const CrossbarOptions o = parse_fields(r, kCrossbarFields);
+  return std::make_unique<Crossbar>(o.nodes, o.link_latency, node_links);
 }
 
 }  // namespace torsim::topo

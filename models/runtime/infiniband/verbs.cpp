@@ -6,12 +6,17 @@ namespace torsim::rt {
 
 namespace {
 
-constexpr ParamSpec kVerbsSpecs[] = {
-    layer_spec("verbs"),
-    {"receive_depth", ParamKind::integer, "64", "", "1", "100000",
-     "receives each rank posts per connection before the first message (one is posted again per message)",
-     "assumption: enough that a benchmark never waits for one"},
+struct VerbsOptions {
+  int receive_depth = 0;
 };
+constexpr Field<VerbsOptions> kVerbsFields[] = {
+    layer_field<VerbsOptions>("verbs"),
+    bind<&VerbsOptions::receive_depth>(
+        {"receive_depth", ParamKind::integer, "64", "", "1", "100000",
+         "receives each rank posts per connection before the first message (one is posted again per message)",
+         "assumption: enough that a benchmark never waits for one"}),
+};
+constexpr auto kVerbsSpecs = specs_of(kVerbsFields);
 
 }  // namespace
 
@@ -54,7 +59,7 @@ Task<> VerbsLayer::get(Rank self, Rank target, Bytes size) {
 
 std::unique_ptr<MessagingLayer> make_verbs_layer(const ParamReader& r, Job& job) {
   return std::make_unique<VerbsLayer>(job, nic::infiniband_of(job.machine, r.where()),
-                                      static_cast<int>(r.integer("receive_depth")));
+                                      parse_fields(r, kVerbsFields).receive_depth);
 }
 
 }  // namespace torsim::rt
