@@ -48,13 +48,14 @@ enum class Arrivals : std::uint8_t { periodic, bernoulli, poisson };
 constexpr ChoiceName<Arrivals> kArrivalNames[] = {
     {"periodic", Arrivals::periodic}, {"bernoulli", Arrivals::bernoulli}, {"poisson", Arrivals::poisson}};
 
-// offered_rate and slot are optional (unset: closed loop; the default slot); the constructor reads them.
 struct TrafficParams {
   Pattern pattern{};
   Bytes size = 0;
   std::int64_t messages = 0, window = 0, distance = 0;
+  Rate offered_rate = 0;  // 0: not given, closed loop
   double hot_fraction = 0;
   Arrivals arrivals{};
+  Time slot = 0;  // 0: not given, the default slot (start())
 };
 using P = TrafficParams;
 constexpr Field<P> kFields[] = {
@@ -75,7 +76,7 @@ constexpr Field<P> kFields[] = {
     bind<&P::window>({"window", ParamKind::integer, "4", "", "1", "1000000",
                       "messages in flight (sent, not delivered) per rank", "-"}),
     bind<&P::distance>({"distance", ParamKind::integer, "1", "", "", "", "shift distance in ranks", "-"}),
-    unbound<P>(
+    bind<&P::offered_rate>(
         {"offered_rate", ParamKind::rate, kUnset, "GB/s", "1MB/s", "10000GB/s",
          "payload each rank offers per second, open loop (unset: closed loop, each rank sends as fast as its window "
          "allows)",
@@ -88,11 +89,12 @@ constexpr Field<P> kFields[] = {
          "every size / offered_rate, from a random phase; bernoulli: in each slot a message with probability "
          "slot x offered_rate / size; poisson: exponential gaps of mean size / offered_rate",
          "-", "periodic|bernoulli|poisson"}),
-    unbound<P>({"slot", ParamKind::time, kUnset, "ns", "1ps", "1s",
-                "arrivals bernoulli: the slot (default: one message's wire time at the node's injection bandwidth); at "
-                "most the "
-                "mean gap size / offered_rate",
-                "-"}),
+    bind<&P::slot>(
+        {"slot", ParamKind::time, kUnset, "ns", "1ps", "1s",
+         "arrivals bernoulli: the slot (default: one message's wire time at the node's injection bandwidth); at "
+         "most the "
+         "mean gap size / offered_rate",
+         "-"}),
 };
 constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: traffic)", "Synthetic traffic patterns.", kSpecs};
@@ -119,10 +121,9 @@ class Traffic final : public Workload {
  public:
   explicit Traffic(const ParamReader& r)
       : p_(parse_fields(r, kFields)),
-        offered_rate_(r.has("offered_rate") ? r.rate("offered_rate") : 0),
         hot_ppm_(static_cast<std::uint64_t>(p_.hot_fraction * 1e6 + 0.5)),
-        slot_(r.has("slot") ? r.time("slot") : 0) {
-    if (p_.arrivals != Arrivals::periodic && !offered_rate_)
+        slot_(p_.slot) {
+    if (p_.arrivals != Arrivals::periodic && !p_.offered_rate)
       r.where("arrivals")
           .fail("random arrivals (" + std::string(name_of(kArrivalNames, p_.arrivals)) +
                 ") need an offered_rate (open loop)");
@@ -141,10 +142,10 @@ class Traffic final : public Workload {
 
   void check(const rt::Job& job, const Where& where) const override {
     Workload::check(job, where);
-    if (slot_ > 0 && slot_ > transfer_time(p_.size, offered_rate_))
+    if (slot_ > 0 && slot_ > transfer_time(p_.size, p_.offered_rate))
       (where / "slot")
           .fail("the slot (" + format_time(slot_) + ") exceeds the mean gap between messages (" +
-                format_time(transfer_time(p_.size, offered_rate_)) + "): a slot holds one message at most");
+                format_time(transfer_time(p_.size, p_.offered_rate)) + "): a slot holds one message at most");
     const int n = job.size();
     if (p_.pattern == Pattern::bit_complement && (n & (n - 1)) != 0)
       (where / "pattern").fail("bit_complement needs a power-of-two number of ranks; the job has " + std::to_string(n));
@@ -169,8 +170,8 @@ class Traffic final : public Workload {
     senders_.assign(n, Sender{});
     layer_ = &layer;
     prepare_destinations(layer.job());
-    if (offered_rate_ > 0) {  // the middle half of the span in which messages are created
-      const Time span = p_.messages * std::max<Time>(1, transfer_time(p_.size, offered_rate_));
+    if (p_.offered_rate > 0) {  // the middle half of the span in which messages are created
+      const Time span = p_.messages * std::max<Time>(1, transfer_time(p_.size, p_.offered_rate));
       window_start_ = span / 4;
       window_end_ = std::max(window_start_ + 1, 3 * span / 4);
     }
@@ -216,9 +217,9 @@ class Traffic final : public Workload {
       out.metrics["background_mean_latency_us"] =
           background_delivered_ ? microseconds(background_latency_sum_ / static_cast<Time>(background_delivered_))
                                 : 0.0;
-    if (offered_rate_ > 0) {
+    if (p_.offered_rate > 0) {
       const double ranks = static_cast<double>(sources_.size());
-      out.metrics["offered_GBps_per_rank"] = static_cast<double>(offered_rate_) / 1e9;
+      out.metrics["offered_GBps_per_rank"] = static_cast<double>(p_.offered_rate) / 1e9;
       out.metrics["accepted_GBps_per_rank"] =
           megabytes_per_second(window_bytes_, window_end_ - window_start_) / 1000.0 / ranks;
     }
@@ -293,7 +294,7 @@ class Traffic final : public Workload {
       sender.next_destination = destination(0, fixed, rng, c);
     }
     // Open loop: messages are created at their arrival times, whatever the network does.
-    const Time period = offered_rate_ > 0 ? std::max<Time>(1, transfer_time(p_.size, offered_rate_)) : 0;
+    const Time period = p_.offered_rate > 0 ? std::max<Time>(1, transfer_time(p_.size, p_.offered_rate)) : 0;
     Rng arrivals = job_->rng(2000 + me);
     Time created = period > 0 ? first_arrival(arrivals, period) : 0;
     for (std::int64_t k = 0; k < total; ++k) {
@@ -375,7 +376,7 @@ class Traffic final : public Workload {
       ++background_delivered_;
       background_latency_sum_ += latency;
     }
-    if (offered_rate_ > 0 && c.now() >= window_start_ && c.now() < window_end_) window_bytes_ += e.size;
+    if (p_.offered_rate > 0 && c.now() >= window_start_ && c.now() < window_end_) window_bytes_ += e.size;
     ++delivered_;
     delivered_bytes_ += e.size;
     latency_sum_ += latency;
@@ -439,7 +440,6 @@ class Traffic final : public Workload {
   }
 
   const TrafficParams p_;
-  Rate offered_rate_;
   std::uint64_t hot_ppm_;                   // hot_fraction in millionths
   Time slot_;                               // bernoulli arrivals: the slot (0 until start() sets the default)
   Time window_start_ = 0, window_end_ = 0;  // open loop: where the accepted throughput is measured
