@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -23,10 +24,12 @@
 namespace torsim::apps {
 namespace {
 
-// box and pme_grid are read as three values each by the constructor.
+// box and pme_grid hold three values each (checked by the constructor).
 struct NamdParams {
   std::int64_t atoms = 0, pme_every = 0, steps = 0;
+  std::vector<std::string> box;
   double cutoff = 0, pairlist = 0;
+  std::vector<std::int64_t> pme_grid;
   Bytes coordinate_bytes = 0, force_bytes = 0;
 };
 using P = NamdParams;
@@ -34,15 +37,15 @@ constexpr Field<P> kFields[] = {
     workload_name<P>(),
     bind<&P::atoms>(
         {"atoms", ParamKind::integer, "92224", "", "1", "100000000", "atoms in the system", "[C] the ApoA1 benchmark"}),
-    unbound<P>({"box", ParamKind::text_list, "[\"108.86\", \"108.86\", \"77.76\"]", "", "", "",
-                "periodic box, x y z in angstroms", "[C] the ApoA1 benchmark (cellBasisVector)"}),
+    bind<&P::box>({"box", ParamKind::text_list, "[\"108.86\", \"108.86\", \"77.76\"]", "", "", "",
+                   "periodic box, x y z in angstroms", "[C] the ApoA1 benchmark (cellBasisVector)"}),
     bind<&P::cutoff>(
         {"cutoff", ParamKind::number, "12", "", "1", "100", "non-bonded cutoff in angstroms", "[C] ApoA1 benchmark"}),
     bind<&P::pairlist>({"pairlist_distance", ParamKind::number, "13.5", "", "1", "100",
                         "pairlist distance in angstroms: the minimum patch width",
                         "[C] ApoA1 benchmark (pairlistdist)"}),
-    unbound<P>({"pme_grid", ParamKind::integer_list, "[108, 108, 80]", "", "1", "4096", "PME grid points x y z",
-                "[C] ApoA1 benchmark (PMEGridSize)"}),
+    bind<&P::pme_grid>({"pme_grid", ParamKind::integer_list, "[108, 108, 80]", "", "1", "4096", "PME grid points x y z",
+                        "[C] ApoA1 benchmark (PMEGridSize)"}),
     bind<&P::pme_every>({"pme_every", ParamKind::integer, "4", "", "1", "1000", "steps between PME evaluations",
                          "[C] ApoA1 benchmark (fullElectFrequency)"}),
     bind<&P::steps>({"steps", ParamKind::integer, "9", "", "2", "100000",
@@ -55,6 +58,15 @@ constexpr Field<P> kFields[] = {
 };
 constexpr auto kSpecs = specs_of(kFields);
 const ParamTable kParams{"workload (name: namd)", "NAMD-like molecular dynamics step over a core sweep.", kSpecs};
+
+// A box length in angstroms: the whole text a positive finite number.
+double box_length(const std::string& text, const Where& where) {
+  char* end = nullptr;
+  const double length = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(length) || length <= 0)
+    where.fail("expected a box length in angstroms, a positive number such as \"108.86\", got \"" + text + "\"");
+  return length;
+}
 
 enum Kind : std::uint64_t { kCoordinates = 1, kForces, kCharges, kTranspose, kPmeForces };
 
@@ -80,12 +92,10 @@ struct Patch {
 class Namd final : public Workload {
  public:
   explicit Namd(const ParamReader& r) : where_(r.where()), p_(parse_fields(r, kFields)) {
-    const auto box = r.texts("box");
-    if (box.size() != 3) r.where("box").fail("expected three box lengths, x y z");
-    for (std::size_t i = 0; i < 3; ++i) box_[i] = std::stod(box[i]);
-    const auto grid = r.integers("pme_grid");
-    if (grid.size() != 3) r.where("pme_grid").fail("expected three grid sizes, x y z");
-    for (std::size_t i = 0; i < 3; ++i) grid_[i] = grid[i];
+    if (p_.box.size() != 3) r.where("box").fail("expected three box lengths, x y z");
+    for (std::size_t i = 0; i < 3; ++i) box_[i] = box_length(p_.box[i], r.where("box") / i);
+    if (p_.pme_grid.size() != 3) r.where("pme_grid").fail("expected three grid sizes, x y z");
+    for (std::size_t i = 0; i < 3; ++i) grid_[i] = p_.pme_grid[i];
   }
 
   void start(rt::MessagingLayer& layer) override {

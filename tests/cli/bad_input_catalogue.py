@@ -230,6 +230,17 @@ CASES = {
                              expect="unknown pattern 'uniform' (did you mean 'uniform_random'?); valid values are: "
                              "shift, nearest_neighbor",
                              scenario=scenario(workload={"name": "traffic", "pattern": "uniform"})),
+    "namd-box-not-a-number": case("a NAMD box length that is not a number (it ended in an internal error)",
+                                  path="/workload/box/0",
+                                  expect="expected a box length in angstroms, a positive number such as \"108.86\", "
+                                  "got \"abc\"",
+                                  scenario=scenario(runtime={"layer": "charm_ugni"},
+                                                    workload={"name": "namd", "box": ["abc", "1", "2"]})),
+    "namd-box-not-positive": case("a NAMD box length of zero or below (it was simulated)", path="/workload/box/2",
+                                  expect="expected a box length in angstroms, a positive number such as \"108.86\", "
+                                  "got \"-5\"",
+                                  scenario=scenario(runtime={"layer": "charm_ugni"},
+                                                    workload={"name": "namd", "box": ["108.86", "108.86", "-5"]})),
     "traffic-distance-unread": case("a shift distance given to another traffic pattern", path="/workload/distance",
                                     expect="distance is read only with pattern shift; this run's pattern is all_to_all",
                                     scenario=scenario(workload={"name": "traffic", "pattern": "all_to_all", "distance": 3})),
