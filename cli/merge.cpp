@@ -150,14 +150,14 @@ int command_merge(const Args& args) {
   const Json& spec = results["scenario"]["spec"];
   const Where spec_where = Where(shards[0].file) / "scenario" / "spec" / "output";
   const Json output_spec = spec.value("output", Json::object());
-  const ParamReader output(output_spec, spec_where, kOutputParams);
+  const OutputOptions output = parse_output(output_spec, spec_where);
   const std::string default_dir =
-      output.text("dir").empty() ? "results/" + results["scenario"]["name"].get<std::string>() : output.text("dir");
+      output.dir.empty() ? "results/" + results["scenario"]["name"].get<std::string>() : output.dir;
   OutputDir out(out_option.empty() ? default_dir : out_option,
                 out_option.empty() ? spec_where / "dir" : args.where("--out"));
-  if (output.boolean("csv"))
+  if (output.csv)
     for (const auto& [name, text] : series_csvs(results)) out.write(name, text);
-  if (output.boolean("link_stats")) out.write("links.csv", merged_links(shards));
+  if (output.link_stats) out.write("links.csv", merged_links(shards));
   std::vector<std::string> warnings;
   const auto trace = trace_settings(output_spec, spec_where, "");
   if (trace && fs::exists(fs::path(shards[0].dir) / trace->file))

@@ -55,9 +55,7 @@ RunArgs run_args(const Args& args) {
 OutputDir output_dir(const Scenario& scenario, const RunArgs& o) {
   if (!o.out.empty()) return OutputDir(o.out, Where("command line", "--out " + o.out));
   const Where where = Where(scenario.file()) / "output";
-  const Json spec = scenario.doc().value("output", Json::object());  // the reader refers to it
-  const ParamReader output(spec, where, kOutputParams);
-  const std::string dir = output.text("dir");
+  const std::string dir = parse_output(scenario.doc().value("output", Json::object()), where).dir;
   return OutputDir(dir.empty() ? "results/" + scenario.name() : dir, where / "dir");
 }
 
@@ -154,7 +152,7 @@ int command_run(const Args& args) {
   const RunArgs o = run_args(args);
   const Scenario scenario(args.operands().front(), o.sets);
   const Json output_spec = scenario.doc().value("output", Json::object());
-  const ParamReader output(output_spec, Where(scenario.file()) / "output", kOutputParams);
+  const OutputOptions output = parse_output(output_spec, Where(scenario.file()) / "output");
   OutputDir out = output_dir(scenario, o);
   out.check_writable();
   const auto trace = place_trace(trace_settings(output_spec, Where(scenario.file()) / "output", o.trace), out);
@@ -162,7 +160,7 @@ int command_run(const Args& args) {
   if (!o.record_mpi.empty())
     recording = std::make_unique<TraceRecording>(o.record_mpi, Where("command line", "--record-mpi " + o.record_mpi));
   Progress progress(!o.quiet, o.progress_interval);
-  RunOutputs outputs(out, scenario, output.boolean("csv"), output.boolean("link_stats"));
+  RunOutputs outputs(out, scenario, output.csv, output.link_stats);
   const auto options = run_options(o, trace ? &*trace : nullptr, recording.get(), progress);
   const auto run = run_scenario(scenario, outputs, options);
   progress.finish();

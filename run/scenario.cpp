@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/config/fields.hpp"
 #include "sim/config/json_merge.hpp"
 #include "sim/config/registry.hpp"
 
@@ -31,17 +32,27 @@ constexpr ParamSpec kSpecs[] = {
     {"seed", ParamKind::integer, "1", "", "0", "", "seed of every random stream in the run", "-"},
     {"output", ParamKind::object, "{}", "", "", "", "where and what to write", "-"},
 };
-constexpr ParamSpec kOutputSpecs[] = {
-    {"dir", ParamKind::text, "", "", "", "", "output directory (default results/<scenario name>; --out wins)", "-"},
-    {"csv", ParamKind::boolean, "true", "", "", "", "write one CSV per series", "-"},
-    {"link_stats", ParamKind::boolean, "false", "", "", "", "write links.csv with every link's busy time", "-"},
-    {"trace", ParamKind::object, "{}", "", "", "",
-     "write a trace for ui.perfetto.dev: {} for the defaults, or options (see output.trace); absent: no trace", "-"},
+using O = OutputOptions;
+constexpr Field<O> kOutputFields[] = {
+    bind<&O::dir>({"dir", ParamKind::text, "", "", "", "",
+                   "output directory (default results/<scenario name>; --out wins)", "-"}),
+    bind<&O::csv>({"csv", ParamKind::boolean, "true", "", "", "", "write one CSV per series", "-"}),
+    bind<&O::link_stats>(
+        {"link_stats", ParamKind::boolean, "false", "", "", "", "write links.csv with every link's busy time", "-"}),
+    unbound<O>(
+        {"trace", ParamKind::object, "{}", "", "", "",
+         "write a trace for ui.perfetto.dev: {} for the defaults, or options (see output.trace); absent: no trace",
+         "-"}),
 };
+constexpr auto kOutputSpecs = specs_of(kOutputFields);
 }  // namespace
 
 const ParamTable kScenarioParams{"scenario (top level)", "A scenario file.", kSpecs};
 const ParamTable kOutputParams{"output", "What a run writes.", kOutputSpecs};
+
+OutputOptions parse_output(const Json& spec, const Where& where) {
+  return parse_fields(ParamReader(spec, where, kOutputParams), kOutputFields);
+}
 
 std::string presets_directory() {
   if (const char* data = std::getenv("TORSIM_DATA"); data && *data) return std::string(data) + "/scenarios/machines";

@@ -12,6 +12,16 @@ namespace torsim {
 extern const ParamTable kScenarioParams;
 extern const ParamTable kOutputParams;
 
+/// What a run writes (defaults and meanings: kOutputParams); the trace options are
+/// trace_settings()'s (run/trace.hpp).
+struct OutputOptions {
+  std::string dir;  // empty: results/<scenario name>
+  bool csv = false;
+  bool link_stats = false;
+};
+/// The "output" object of a scenario (`spec`, at `where`).
+OutputOptions parse_output(const Json& spec, const Where& where);
+
 /// Directory holding the machine presets (<data>/scenarios/machines): $TORSIM_DATA, else the
 /// source tree the binary was built from.
 std::string presets_directory();
