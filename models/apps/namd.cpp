@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -68,6 +69,25 @@ double box_length(const std::string& text, const Where& where) {
   return length;
 }
 
+// Most patches a box may imply. Assumption: each patch costs about 1 KB (its 14 computes, their
+// entries in the patches' lists, its PEs and the messages of a step), so 2^20 patches need about
+// 1 GiB; that is over three times the ~350,000 patches of the largest system (atoms, 10^8) at
+// ApoA1's density. A larger box used to end in bad_alloc, after allocating for a while.
+constexpr double kMaxPatches = 1 << 20;
+
+// Fails at `where` when the box, cut into cells at least `pairlist` wide, implies more than
+// kMaxPatches patches; decided in doubles, before any count is cast to an integer.
+void check_patch_count(const double (&box)[3], double pairlist, const Where& where) {
+  double patches = 1;
+  for (const double side : box) patches *= std::max(1.0, std::floor(side / pairlist));
+  if (patches <= kMaxPatches) return;
+  char count[32];
+  std::snprintf(count, sizeof count, "%.3g", patches);
+  where.fail(std::string("this box implies ") + count +
+             " patches (cells at least pairlist_distance wide); at most 1,048,576 patches (2^20) are supported: "
+             "expected a smaller box or a larger pairlist_distance");
+}
+
 enum Kind : std::uint64_t { kCoordinates = 1, kForces, kCharges, kTranspose, kPmeForces };
 
 std::uint64_t word(Kind kind, std::int64_t step, std::int64_t id, std::int64_t phase = 0) {
@@ -94,6 +114,7 @@ class Namd final : public Workload {
   explicit Namd(const ParamReader& r) : where_(r.where()), p_(parse_fields(r, kFields)) {
     if (p_.box.size() != 3) r.where("box").fail("expected three box lengths, x y z");
     for (std::size_t i = 0; i < 3; ++i) box_[i] = box_length(p_.box[i], r.where("box") / i);
+    check_patch_count(box_, p_.pairlist, r.where("box"));
     if (p_.pme_grid.size() != 3) r.where("pme_grid").fail("expected three grid sizes, x y z");
     for (std::size_t i = 0; i < 3; ++i) grid_[i] = p_.pme_grid[i];
   }

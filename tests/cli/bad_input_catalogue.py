@@ -241,6 +241,12 @@ CASES = {
                                   "got \"-5\"",
                                   scenario=scenario(runtime={"layer": "charm_ugni"},
                                                     workload={"name": "namd", "box": ["108.86", "108.86", "-5"]})),
+    "namd-box-too-large": case("a NAMD box implying more patches than supported (it ended in bad_alloc)",
+                               path="/workload/box",
+                               expect="this box implies 4.06e+11 patches (cells at least pairlist_distance wide); "
+                               "at most 1,048,576 patches (2^20) are supported",
+                               scenario=scenario(runtime={"layer": "charm_ugni"},
+                                                 workload={"name": "namd", "box": ["100000", "100000", "100000"]})),
     "traffic-distance-unread": case("a shift distance given to another traffic pattern", path="/workload/distance",
                                     expect="distance is read only with pattern shift; this run's pattern is all_to_all",
                                     scenario=scenario(workload={"name": "traffic", "pattern": "all_to_all", "distance": 3})),

@@ -52,3 +52,17 @@ TEST_CASE("the NAMD-like step scales with cores", "[apps][namd]") {
   CHECK(metric(run_on_hopper("charm_ugni", 16, work), "time_per_step_ms") <
         metric(run_on_hopper("charm_ugni", 2, work), "time_per_step_ms") / 3);
 }
+
+TEST_CASE("a NAMD box implying too many patches is an input error, before allocating", "[apps][namd]") {
+  const auto namd_with_box = [](const char* side) {
+    return Json{{"name", "namd"}, {"steps", 3}, {"box", {side, side, side}}};
+  };
+  // 100,000 A / 13.5 A = 7,407 cells a side: 4.06e11 patches (this ended in bad_alloc).
+  CHECK_THROWS_WITH(run_on_hopper("charm_ugni", 2, namd_with_box("100000")),
+                    Catch::Contains("/workload/box") && Catch::Contains("4.06e+11 patches") &&
+                        Catch::Contains("at most 1,048,576 patches"));
+  // 1e300 A would overflow an int cell count: still the same error, not undefined behaviour.
+  CHECK_THROWS_WITH(run_on_hopper("charm_ugni", 2, namd_with_box("1e300")), Catch::Contains("at most 1,048,576"));
+  // 1,380 A: 102 cells a side, 1,061,208 patches, just over the limit.
+  CHECK_THROWS_WITH(run_on_hopper("charm_ugni", 2, namd_with_box("1380")), Catch::Contains("1.06e+06 patches"));
+}
