@@ -8,6 +8,7 @@
 #include "run/scenario.hpp"
 #include "run/simulation.hpp"
 #include "tests/support/fixtures.hpp"
+#include "tests/support/scratch_path.hpp"
 
 using namespace torsim;
 
@@ -56,7 +57,7 @@ TEST_CASE("Blue Gene/Q presets derive from the midplane", "[bgq]") {
 
 TEST_CASE("an error in a derived preset names the file that gave the value", "[bgq]") {
   namespace fs = std::filesystem;
-  const fs::path data = fs::temp_directory_path() / "torsim-derived-presets";
+  const fs::path data = test::scratch_path("torsim-derived-presets");
   fs::create_directories(data / "scenarios" / "machines");
   const Json base = load_preset("bgq-32", Where("test")).machine;
   std::ofstream(data / "scenarios" / "machines" / "base.json") << base.dump();

@@ -9,12 +9,13 @@
 #include <string>
 
 #include "run/output_files.hpp"
+#include "tests/support/scratch_path.hpp"
 
 using namespace torsim;
 namespace fs = std::filesystem;
 
 TEST_CASE("SIGTERM removes a staging directory of more files than the handler has slots", "[output]") {
-  const fs::path dir = fs::temp_directory_path() / ("torsim-signal-test-" + std::to_string(::getpid()));
+  const fs::path dir = test::scratch_path("torsim-signal-test");
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string out = (dir / "recording_files").string();

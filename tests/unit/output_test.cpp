@@ -4,6 +4,7 @@
 #include <string>
 
 #include "run/output.hpp"
+#include "tests/support/scratch_path.hpp"
 
 using namespace torsim;
 
@@ -11,7 +12,7 @@ namespace {
 
 // What ResultsJsonWriter writes for `machine`, `points` and `rest`.
 std::string streamed(const Json& machine, const Json& points, const Json& rest) {
-  const auto path = std::filesystem::temp_directory_path() / "torsim-results-writer-test.json";
+  const auto path = test::scratch_path("torsim-results-writer-test", ".json");
   {
     FileWriter file(path.string(), Where("test"));
     ResultsJsonWriter writer(file, machine);

@@ -4,7 +4,6 @@
 // footer counts, perfcounters and datatype sizes.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +12,7 @@
 
 #include "models/apps/replay/dumpi_reader.hpp"
 #include "tests/support/input_error.hpp"
+#include "tests/support/scratch_path.hpp"
 
 using namespace torsim;
 using namespace torsim::replay;
@@ -154,7 +154,7 @@ std::vector<Call> calls_of(const Trace& trace, std::int32_t rank) {
 
 // A copy of a rank file, altered, in a scratch directory.
 struct AlteredCopy {
-  AlteredCopy() : dir(std::filesystem::temp_directory_path() / ("torsim-dumpi-" + std::to_string(::getpid()))) {
+  AlteredCopy() : dir(test::scratch_path("torsim-dumpi")) {
     std::filesystem::create_directories(dir);
     for (const char* f :
          {"testtrace.meta", "testtrace-0000.bin", "testtrace-0001.bin", "testtrace-0002.bin", "testtrace-0003.bin"})

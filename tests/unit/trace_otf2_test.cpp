@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <otf2/otf2.h>
-#include <unistd.h>
 
 #include <deque>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "cli/trace_reader_bench.hpp"
 #include "models/apps/replay/trace.hpp"
 #include "tests/support/input_error.hpp"
+#include "tests/support/scratch_path.hpp"
 
 using namespace torsim;
 using namespace torsim::replay;
@@ -294,7 +294,7 @@ void write_otf2_definitions(OTF2_Archive* archive) {
 }
 
 struct Otf2Scratch {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("torsim-otf2-" + std::to_string(::getpid()));
+  std::filesystem::path dir = test::scratch_path("torsim-otf2");
   std::string anchor = (dir / "t.otf2").string();
   explicit Otf2Scratch(const Otf2Message& m) {
     std::filesystem::remove_all(dir);

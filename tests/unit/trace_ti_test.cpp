@@ -2,12 +2,12 @@
 // replay makes of them; every malformed line is an InputError naming the file and the line.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 
 #include "models/apps/replay/trace.hpp"
 #include "tests/support/input_error.hpp"
+#include "tests/support/scratch_path.hpp"
 
 using namespace torsim;
 using namespace torsim::replay;
@@ -29,7 +29,7 @@ std::vector<Call> calls_of(const Trace& trace, std::int32_t rank) {
 // A scratch trace written by the test.
 struct ScratchTrace {
   explicit ScratchTrace(const std::string& text, const std::string& name = "trace.txt")
-      : dir(std::filesystem::temp_directory_path() / ("torsim-ti-" + std::to_string(::getpid()))) {
+      : dir(test::scratch_path("torsim-ti")) {
     std::filesystem::create_directories(dir);
     path = (dir / name).string();
     std::ofstream(path) << text;

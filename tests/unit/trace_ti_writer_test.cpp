@@ -2,7 +2,6 @@
 // a recording's files appear only when published.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -10,6 +9,7 @@
 #include "models/apps/replay/ti_writer.hpp"
 #include "run/trace_recording.hpp"
 #include "tests/support/input_error.hpp"
+#include "tests/support/scratch_path.hpp"
 
 using namespace torsim;
 using namespace torsim::replay;
@@ -26,7 +26,7 @@ struct MemorySink : TiSink {
 };
 
 struct Scratch {
-  Scratch() : dir(fs::temp_directory_path() / ("torsim-tiw-" + std::to_string(::getpid()))) {
+  Scratch() : dir(test::scratch_path("torsim-tiw")) {
     fs::remove_all(dir);
     fs::create_directories(dir);
   }

@@ -6,6 +6,7 @@
 
 #include "cli/validate.hpp"
 #include "tests/support/input_error.hpp"
+#include "tests/support/scratch_path.hpp"
 #include "validation/evaluate.hpp"
 #include "validation/report.hpp"
 #include "validation/robustness.hpp"
@@ -180,7 +181,7 @@ TEST_CASE("the registry lists every mission claim and parses", "[validation]") {
 }
 
 TEST_CASE("a bad registry entry is rejected with its path", "[validation]") {
-  const auto path = std::filesystem::temp_directory_path() / "torsim-bad-claims.json";
+  const auto path = test::scratch_path("torsim-bad-claims", ".json");
   std::ofstream(path) << R"({"claims": [{"id": "X", "paper": {}, "source": "s", "machine": "m", "quantity": "q",
                              "paper_value": "v", "checks": [{"rule": "gain_at", "why": "w"}]}]})";
   const InputError e = test::input_error_of([&] { load_claims(path.string()); });
@@ -237,7 +238,7 @@ std::string read_text(const std::filesystem::path& path) {
 
 TEST_CASE("validate --sensitivity varies the registry's parameters and every assumption the runs read",
           "[validation][sensitivity]") {
-  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-test";
+  const auto dir = test::scratch_path("torsim-sensitivity-test");
   const auto registry = sensitivity_registry(dir);
   std::string text = read_text(registry);
   text.replace(text.find(R"("expected": 1.27)"), 16, R"("expected": 1.14)");  // the claim at its base value
@@ -292,7 +293,7 @@ TEST_CASE("validate --sensitivity varies the registry's parameters and every ass
 }
 
 TEST_CASE("a variant of a parameter a run did not read reuses that run, exactly", "[validation][sensitivity]") {
-  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-reuse";
+  const auto dir = test::scratch_path("torsim-sensitivity-reuse");
   const auto claims = load_claims(sensitivity_registry(dir).string());
   auto robustness_with = [&](bool reuse) {
     PointCache cache(1, reuse);
@@ -306,7 +307,7 @@ TEST_CASE("a variant of a parameter a run did not read reuses that run, exactly"
 
 TEST_CASE("a status that one parameter at 0.5x or 2x changes is fragile, and CI sees robust turn fragile",
           "[validation][sensitivity]") {
-  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-fragile";
+  const auto dir = test::scratch_path("torsim-sensitivity-fragile");
   const auto registry = sensitivity_registry(dir);
   std::string text = read_text(registry);
   text.replace(text.find(R"("expected": 1.27)"), 16, R"("expected": 1.0)");  // 1.14 us: 12 % apart
@@ -329,7 +330,7 @@ TEST_CASE("a status that one parameter at 0.5x or 2x changes is fragile, and CI 
 
 TEST_CASE("every full-scale run computes the robustness; a reduced-scale one with --sensitivity, and says how",
           "[validation][sensitivity]") {
-  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-always";
+  const auto dir = test::scratch_path("torsim-sensitivity-always");
   const auto report = (dir / "report").string();
   const auto registry = sensitivity_registry(dir).string();
   REQUIRE(validate({"--registry", registry, "--report", report, "--no-plots"}) == 0);
@@ -347,7 +348,7 @@ TEST_CASE("every full-scale run computes the robustness; a reduced-scale one wit
 
 TEST_CASE("a claim whose full-scale robustness is on request gets it when named, and says why when not",
           "[validation][sensitivity]") {
-  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-on-request";
+  const auto dir = test::scratch_path("torsim-sensitivity-on-request");
   const auto report = (dir / "report").string();
   const auto registry = sensitivity_registry(dir, R"(, "on_request": "hours of CPU")").string();
   REQUIRE(validate({"--registry", registry, "--report", report, "--no-plots"}) == 0);
@@ -367,7 +368,7 @@ TEST_CASE("a claim whose full-scale robustness is on request gets it when named,
 
 TEST_CASE("a variant reruns only the curves the checks read, at the sweep points whose base runs gave the checked x",
           "[validation][sensitivity]") {
-  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-checked-points";
+  const auto dir = test::scratch_path("torsim-sensitivity-checked-points");
   std::string text = read_text(sensitivity_registry(dir));
   // Two sweep points, each giving the latency series one size; the check reads 8 B only. A
   // second curve of the same runs is only drawn.
@@ -395,7 +396,7 @@ TEST_CASE("a variant reruns only the curves the checks read, at the sweep points
 
 TEST_CASE("a run of the whole registry adopts an on-request claim's recorded robustness from the same runs only",
           "[validation][sensitivity]") {
-  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-adopted";
+  const auto dir = test::scratch_path("torsim-sensitivity-adopted");
   const auto claims = load_claims(sensitivity_registry(dir, R"(, "on_request": "hours of CPU")").string());
   PointCache cache(1);
   const RunSettings full{false, {}, ""};
@@ -426,7 +427,7 @@ TEST_CASE("a run of the whole registry adopts an on-request claim's recorded rob
 
 TEST_CASE("a sensitivity parameter missing from the machine is an error naming the registry entry",
           "[validation][sensitivity]") {
-  const auto dir = std::filesystem::temp_directory_path() / "torsim-sensitivity-bad";
+  const auto dir = test::scratch_path("torsim-sensitivity-bad");
   const auto registry = sensitivity_registry(dir);
   std::string text = read_text(registry);
   text.replace(text.find("nic.registration_cpu"), 20, "nic.registration_cpuu");
@@ -442,7 +443,7 @@ TEST_CASE("a sensitivity parameter missing from the machine is an error naming t
 }
 
 TEST_CASE("a run notes the machine parameters it reads, and only those", "[validation][sensitivity]") {
-  const auto dir = std::filesystem::temp_directory_path() / "torsim-reads-test";
+  const auto dir = test::scratch_path("torsim-reads-test");
   sensitivity_registry(dir);
   PointCache cache;
   const PointRequest request{(dir / "scenario.json").string(), {}, [](const SweepPoint&) { return true; }};
