@@ -293,12 +293,18 @@ std::string verdicts_text(const ClaimSpec& c, const std::vector<Verdict>& verdic
   return out;
 }
 
+// "k of n" as "k of the n", to read "k of the n variants".
+std::string of_the(const std::string& column) {
+  const auto at = column.find(" of ");
+  return at == std::string::npos ? column : column.substr(0, at) + " of the " + column.substr(at + 4);
+}
+
 // A claim whose robustness this run did not compute says how to compute it.
 std::string robustness_missing(const ClaimResult& r) {
   if (r.status == Status::not_yet_modelled) return "";
   if (quotes_recorded_robustness(r))
-    return "\nRobustness: " + r.recorded->column +
-           " of the variants that move a result keep the status, as computed by a run naming the claim (`make "
+    return "\nRobustness: " + of_the(r.recorded->column) +
+           " variants that move a result keep the status, as computed by a run naming the claim (`make "
            "validate-on-request`: " +
            r.claim->sensitivity.on_request + "); its sensitivity table is in [" + on_request_report(r.claim->id) +
            "/README.md](" + on_request_report(r.claim->id) +

@@ -19,6 +19,14 @@ std::string scenario_path(const std::string& path) { return path.rfind('/', 0) =
 
 namespace {
 
+// A report quotes why a variant cannot run; its files are named relative to the data root, so
+// the text is the same wherever the project is checked out.
+std::string without_data_root(std::string text) {
+  const std::string root = data_root() + "/";
+  for (auto at = text.find(root); at != std::string::npos; at = text.find(root, at)) text.erase(at, root.size());
+  return text;
+}
+
 std::string cache_key(const std::string& path, const std::vector<std::string>& sets) {
   std::string key = path;
   for (const auto& s : sets) key += "\n" + s;
@@ -111,7 +119,7 @@ RunPoint run_point(const Scenario& s, std::size_t index, const SweepPoint& point
     RunPoint impossible;
     impossible.completed.index = index;
     impossible.completed.point = point;
-    impossible.error = attributed.what();
+    impossible.error = without_data_root(attributed.what());
     return impossible;
   }
 }

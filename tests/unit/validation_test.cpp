@@ -458,3 +458,15 @@ TEST_CASE("a run notes the machine parameters it reads, and only those", "[valid
   CHECK_FALSE(reads.count("/machine/compute/nqueens_node"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a variant a model rejects says why, naming its files relative to the data root",
+          "[validation][sensitivity]") {
+  PointCache cache;
+  PointRequest request{
+      "scenarios/ib/wilkes-mpi.json", {"machine.topology.leaves=16"}, [](const SweepPoint&) { return true; }, true};
+  const auto points = cache.points(request);
+  REQUIRE_FALSE(points.empty());
+  const std::string& error = points.front()->error;
+  CHECK(error.find("scenarios/machines/wilkes.json") != std::string::npos);  // the preset that was varied
+  CHECK(error.find(data_root()) == std::string::npos);                       // no checkout's own path
+}
