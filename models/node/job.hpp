@@ -15,8 +15,8 @@ using topo::NodeId;
 /// Rank placement: the nodes allocated to the job and how ranks map onto them.
 struct Placement {
   std::vector<NodeId> nodes;  // allocated nodes, in allocation order
-  int ranks_per_node = 1;
-  bool round_robin = false;  // false: block (ranks 0..k-1 on the first node)
+  int ranks_per_node = 0;     // parse_placement: kPlacementParams' default, 1
+  bool round_robin = false;   // false: block (ranks 0..k-1 on the first node)
 
   int size() const { return static_cast<int>(nodes.size()) * ranks_per_node; }
   NodeId node_of(Rank r) const {
