@@ -1,7 +1,9 @@
 #include "topologies/fat_tree.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 #include <stdexcept>
 
@@ -19,52 +21,78 @@ constexpr ChoiceName<FatTreeRouting> kRoutingNames[] = {{"dmodk", FatTreeRouting
                                                         {"adaptive", FatTreeRouting::adaptive}};
 constexpr ChoiceName<bool> kLidOrderNames[] = {{"node", false}, {"random", true}};
 
-using S = FatTreeShape;
-// The levels come from 'levels' or from the two-level keys (make_fat_tree reads them).
-constexpr Field<S> kFields[] = {
-    unbound<S>({"type", ParamKind::text, kRequired, "", "", "", "fat_tree", "-"}),
-    unbound<S>({"levels", ParamKind::object_list, kUnset, "", "", "",
+// The keys that give the levels: 'levels' (read by explicit_levels), or the two-level shorthand,
+// read only without it (else oversubscription's default would be noted as a parameter the run read).
+struct LeafSpineKeys {
+  int leaves = 0;
+  int nodes_per_leaf = 0;
+  double oversubscription = 0;
+  int spines = 0;  // 0: not given, one per uplink of a leaf
+};
+using K = LeafSpineKeys;
+constexpr Field<K> kLevelKeyFields[] = {
+    unbound<K>({"type", ParamKind::text, kRequired, "", "", "", "fat_tree", "-"}),
+    unbound<K>({"levels", ParamKind::object_list, kUnset, "", "", "",
                 "switch levels, leaves first, two or three; see "
                 "topology.levels. Instead of leaves, nodes_per_leaf, oversubscription and spines",
                 "-"}),
-    unbound<S>(
+    bind<&K::leaves>(
         {"leaves", ParamKind::integer, kUnset, "", "1", "4096", "leaf switches per rail (a two-level tree)", "preset"}),
-    unbound<S>({"nodes_per_leaf", ParamKind::integer, kUnset, "", "1", "1024",
-                "nodes attached to each leaf (a two-level tree)", "preset"}),
-    unbound<S>({"oversubscription", ParamKind::number, "1", "", "1", "64",
-                "nodes per leaf over uplinks per leaf; each leaf has ceil(nodes_per_leaf / oversubscription) uplinks",
-                "preset"}),
-    unbound<S>(
+    bind<&K::nodes_per_leaf>({"nodes_per_leaf", ParamKind::integer, kUnset, "", "1", "1024",
+                              "nodes attached to each leaf (a two-level tree)", "preset"}),
+    bind<&K::oversubscription>(
+        {"oversubscription", ParamKind::number, "1", "", "1", "64",
+         "nodes per leaf over uplinks per leaf; each leaf has ceil(nodes_per_leaf / oversubscription) uplinks",
+         "preset"}),
+    bind<&K::spines>(
         {"spines", ParamKind::integer, kUnset, "", "1", "4096",
          "spine switches per rail (default: one per uplink of a leaf); a leaf's uplinks are spread evenly over them",
          "preset"}),
-    unbound<S>({"switch_ports", ParamKind::integer, kUnset, "", "2", "1024",
-                "ports of the crossbar every switch is built from; when given, each switch's ports in use are checked "
-                "against it",
-                "[C] 36 for InfiniBand QDR and FDR switch ASICs (vendor switch descriptions)"}),
-    bind<&S::rails>({"rails", ParamKind::integer, "1", "", "1", "2",
-                     "independent copies of the fabric; a node has an HCA on each", "preset"}),
-    bind<&S::bandwidth>({"link_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
-                         "switch-to-switch link bandwidth per direction, wire bytes per second", "preset"}),
-    bind<&S::latency>(
+};
+
+// The shape, and the crossbar's port count its switches are checked against.
+struct FatTreeKeys : FatTreeShape {
+  int switch_ports = 0;  // 0: not given, not checked
+};
+using S = FatTreeKeys;
+constexpr Field<S> kFields[] = {
+    bind<&S::switch_ports>({"switch_ports", ParamKind::integer, kUnset, "", "2", "1024",
+                            "ports of the crossbar every switch is built from; when given, each switch's ports in use "
+                            "are checked against it",
+                            "[C] 36 for InfiniBand QDR and FDR switch ASICs (vendor switch descriptions)"}),
+    bind<&FatTreeShape::rails, S>({"rails", ParamKind::integer, "1", "", "1", "2",
+                                   "independent copies of the fabric; a node has an HCA on each", "preset"}),
+    bind<&FatTreeShape::bandwidth, S>({"link_bandwidth", ParamKind::rate, kRequired, "GB/s", "1MB/s", "10000GB/s",
+                                       "switch-to-switch link bandwidth per direction, wire bytes per second",
+                                       "preset"}),
+    bind<&FatTreeShape::latency, S>(
         {"link_latency", ParamKind::time, kRequired, "ns", "0ns", "1ms", "traversal latency of one switch", "preset"}),
-    bind_choice<&S::routing, kRoutingNames>(
+    bind_choice<&FatTreeShape::routing, kRoutingNames, S>(
         {"routing", ParamKind::choice, "dmodk", "", "", "",
          "dmodk: up port by destination modulo the up ports (OpenSM ftree's aim); minhop: OpenSM's default, minimal "
          "ports balanced by destinations already assigned, in LID order; random: a random minimal port per switch and "
          "destination; adaptive: per packet the least loaded minimal port",
          "preset", "dmodk|minhop|random|adaptive"}),
-    bind_choice<&S::random_lid_order, kLidOrderNames>(
+    bind_choice<&FatTreeShape::random_lid_order, kLidOrderNames, S>(
         {"lid_order", ParamKind::choice, "random", "", "", "",
          "order in which minhop takes the destinations: random (LIDs as a first sweep assigns them, in port GUID "
          "order, which has nothing to do with where nodes sit) or node (LIDs follow the node ids)",
          "assumption: OpenSM's LID manager assigns LIDs in port GUID order", "node|random"}),
-    bind<&S::routing_seed>({"routing_seed", ParamKind::integer, "1", "", "0", "",
-                            "draws of random routing and of minhop's random LID "
-                            "order: the fabric's own, not the scenario's seed",
-                            "-"}),
+    bind<&FatTreeShape::routing_seed, S>({"routing_seed", ParamKind::integer, "1", "", "0", "",
+                                          "draws of random routing and of minhop's random LID "
+                                          "order: the fabric's own, not the scenario's seed",
+                                          "-"}),
 };
-constexpr auto kSpecs = specs_of(kFields);
+
+// The table's rows: the keys that give the levels, then the rest.
+constexpr auto table_rows() {
+  const auto levels = specs_of(kLevelKeyFields);
+  const auto rest = specs_of(kFields);
+  std::array<ParamSpec, std::size(kLevelKeyFields) + std::size(kFields)> rows{};
+  std::copy(rest.begin(), rest.end(), std::copy(levels.begin(), levels.end(), rows.begin()));
+  return rows;
+}
+constexpr auto kSpecs = table_rows();
 using L = FatTreeLevel;
 constexpr Field<L> kLevelFields[] = {
     bind<&L::children>(
@@ -361,13 +389,13 @@ int uplinks_per_leaf(int nodes_per_leaf, double oversubscription) {
 std::vector<FatTreeLevel> leaf_spine_levels(const ParamReader& r) {
   for (const char* key : {"leaves", "nodes_per_leaf"})
     if (!r.has(key)) r.where().fail(std::string("missing required key '") + key + "' (or give 'levels')");
-  const auto nodes_per_leaf = static_cast<int>(r.integer("nodes_per_leaf"));
-  const int uplinks = uplinks_per_leaf(nodes_per_leaf, r.number("oversubscription"));
-  const int spines = r.has("spines") ? static_cast<int>(r.integer("spines")) : uplinks;
+  const LeafSpineKeys k = parse_fields(r, kLevelKeyFields);
+  const int uplinks = uplinks_per_leaf(k.nodes_per_leaf, k.oversubscription);
+  const int spines = r.has("spines") ? k.spines : uplinks;
   if (uplinks % spines != 0)
     r.where("spines").fail("a leaf's " + std::to_string(uplinks) + " uplinks do not divide evenly over " +
                            std::to_string(spines) + " spines");
-  return {{nodes_per_leaf, spines, uplinks / spines}, {static_cast<int>(r.integer("leaves")), 0, 1}};
+  return {{k.nodes_per_leaf, spines, uplinks / spines}, {k.leaves, 0, 1}};
 }
 
 std::vector<FatTreeLevel> explicit_levels(const ParamReader& r) {
@@ -412,7 +440,7 @@ std::int64_t network_link_count(const FatTreeShape& s) {
 }
 
 // Ports in use per switch against the crossbar's, and sizes the structures can hold.
-void check_shape(const ParamReader& r, const FatTreeShape& s) {
+void check_shape(const ParamReader& r, const FatTreeKeys& s) {
   std::int64_t nodes = 1;
   for (std::size_t i = 0; i < s.levels.size(); ++i) {
     const auto& level = s.levels[i];
@@ -422,11 +450,11 @@ void check_shape(const ParamReader& r, const FatTreeShape& s) {
     const std::int64_t in_use = down + std::int64_t{level.parents} * level.links_per_parent;
     if (in_use > 65535)
       r.where().fail("a switch of level " + std::to_string(i + 1) + " would have more than 65,535 ports");
-    if (r.has("switch_ports") && in_use > r.integer("switch_ports"))
+    if (r.has("switch_ports") && in_use > s.switch_ports)
       r.where("switch_ports")
           .fail("a switch of level " + std::to_string(i + 1) + " uses " + std::to_string(in_use) + " ports (" +
                 std::to_string(down) + " down, " + std::to_string(in_use - down) + " up); its crossbar has " +
-                std::to_string(r.integer("switch_ports")));
+                std::to_string(s.switch_ports));
   }
   if (s.routing != FatTreeRouting::minhop && s.routing != FatTreeRouting::random) return;
   std::int64_t switches = 0, nodes_below = 1, switches_above = 1;
@@ -444,7 +472,7 @@ void check_shape(const ParamReader& r, const FatTreeShape& s) {
 }  // namespace
 
 std::unique_ptr<Topology> make_fat_tree(const ParamReader& r, const NodeLinks& node_links) {
-  FatTreeShape s = parse_fields(r, kFields);
+  FatTreeKeys s = parse_fields(r, kFields);
   s.levels = r.has("levels") ? explicit_levels(r) : leaf_spine_levels(r);
   check_shape(r, s);
   check_fits_in_memory("a fat tree of " + std::to_string(node_count(s)) + " nodes",
