@@ -37,19 +37,23 @@ constexpr ParamSpec kBreakdownSpecs[] = {
      "-"},
     {"at", ParamKind::integer_list, "[]", "", "", "", "x values shown (default: where each check was decided)", "-"},
 };
-constexpr ParamSpec kSensitivitySpecs[] = {
-    {"parameters", ParamKind::text_list, "[]", "", "", "",
-     "parameters varied besides the assumptions the runs read: paths inside the machine (\"nic.smsg_send_cpu\") or "
-     "the scenario (\"workload.window\"), each a number or a quantity (\"100ns\", \"8KiB\")",
-     "-"},
-    {"set", ParamKind::text_list, "[]", "", "", "", "--set overrides for the sensitivity runs", "-"},
-    {"note", ParamKind::text, "", "", "", "",
-     "what the report says about the runs (what 'set' changes, which points run)", "-"},
-    {"on_request", ParamKind::text, "", "", "", "",
-     "non-empty: why a full run of the whole registry does not compute this claim's full-scale robustness (what its "
-     "variants would cost); `validate --only` naming the claim computes it",
-     "-"},
+constexpr Field<SensitivitySpec> kSensitivityFields[] = {
+    bind<&SensitivitySpec::parameters>(
+        {"parameters", ParamKind::text_list, "[]", "", "", "",
+         "parameters varied besides the assumptions the runs read: paths inside the machine (\"nic.smsg_send_cpu\") "
+         "or the scenario (\"workload.window\"), each a number or a quantity (\"100ns\", \"8KiB\")",
+         "-"}),
+    bind<&SensitivitySpec::set>(
+        {"set", ParamKind::text_list, "[]", "", "", "", "--set overrides for the sensitivity runs", "-"}),
+    bind<&SensitivitySpec::note>({"note", ParamKind::text, "", "", "", "",
+                                  "what the report says about the runs (what 'set' changes, which points run)", "-"}),
+    bind<&SensitivitySpec::on_request>(
+        {"on_request", ParamKind::text, "", "", "", "",
+         "non-empty: why a full run of the whole registry does not compute this claim's full-scale robustness "
+         "(what its variants would cost); `validate --only` naming the claim computes it",
+         "-"}),
 };
+constexpr auto kSensitivitySpecs = specs_of(kSensitivityFields);
 constexpr Field<Paper> kPaperFields[] = {
     bind<&Paper::title>({"title", ParamKind::text, kRequired, "", "", "", "title", "-"}),
     bind<&Paper::authors>({"authors", ParamKind::text, kRequired, "", "", "", "authors", "-"}),
@@ -195,8 +199,7 @@ ClaimSpec parse_claim(const ParamReader& r) {
   c.breakdown.series = breakdown.text("series");
   for (const auto x : breakdown.integers("at")) c.breakdown.at.push_back(static_cast<double>(x));
   const ParamReader sensitivity(r.nested("sensitivity"), r.where("sensitivity"), kSensitivityParams);
-  c.sensitivity = {sensitivity.texts("parameters"), sensitivity.texts("set"), sensitivity.text("note"),
-                   sensitivity.text("on_request")};
+  c.sensitivity = parse_fields(sensitivity, kSensitivityFields);
   if (c.not_modelled.empty())
     for (std::size_t i = 0; i < c.checks.size(); ++i)
       for (const auto* name : {&c.checks[i].baseline, &c.checks[i].improved})
