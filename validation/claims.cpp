@@ -7,29 +7,6 @@ namespace torsim::validation {
 
 namespace {
 
-constexpr ParamSpec kClaimSpecs[] = {
-    {"id", ParamKind::text, kRequired, "", "", "", "C1..C15 for the mission's claims, K1.. for calibration points",
-     "-"},
-    {"kind", ParamKind::choice, "claim", "", "", "", "claim: validation target; calibration: a calibration point", "-",
-     "claim|calibration"},
-    {"paper", ParamKind::object, kRequired, "", "", "", "the seed paper", "-"},
-    {"source", ParamKind::text, kRequired, "", "", "", "the figure or sentence the claim comes from", "-"},
-    {"machine", ParamKind::text, kRequired, "", "", "", "machine and scale of the paper's measurement", "-"},
-    {"quantity", ParamKind::text, kRequired, "", "", "", "what is compared", "-"},
-    {"paper_value", ParamKind::text, kRequired, "", "", "", "the paper's value or range, as stated", "-"},
-    {"checks", ParamKind::object_list, kRequired, "", "", "", "the checks that decide the claim (all must pass)", "-"},
-    {"curves", ParamKind::object, "{}", "", "", "", "named curves the checks compare", "-"},
-    {"quick", ParamKind::text_list, "[]", "", "", "", "--set overrides for the reduced-scale run (--quick)", "-"},
-    {"quick_note", ParamKind::text, "", "", "", "", "what the reduced scale changes", "-"},
-    {"not_modelled", ParamKind::text, "", "", "", "", "why the claim is not yet modelled (empty when it is)", "-"},
-    {"by_construction", ParamKind::text, "", "", "", "",
-     "when the claimed sign follows from how the layers are composed: how (the report says 'holds by construction')",
-     "-"},
-    {"plot", ParamKind::object, "{}", "", "", "", "axis labels and scales for the report", "-"},
-    {"breakdown", ParamKind::object, "{}", "", "", "", "where the time goes, shown in the report", "-"},
-    {"sensitivity", ParamKind::object, "{}", "", "", "",
-     "machine parameters the claim depends on, re-evaluated at 0.5x and 2x by validate --sensitivity", "-"},
-};
 constexpr ParamSpec kBreakdownSpecs[] = {
     {"series", ParamKind::text, "", "", "", "",
      "series (same x column as the curves) whose other columns break "
@@ -122,6 +99,47 @@ constexpr Field<V> kCurveFields[] = {
 };
 constexpr auto kCurveSpecs = specs_of(kCurveFields);
 
+Paper parse_paper(const ParamReader& r) { return parse_fields(r, kPaperFields); }
+SensitivitySpec parse_sensitivity(const ParamReader& r) { return parse_fields(r, kSensitivityFields); }
+
+constexpr ChoiceName<bool> kKindNames[] = {{"claim", false}, {"calibration", true}};
+using A = ClaimSpec;
+// checks, curves, plot and breakdown are read by parse_claim.
+constexpr Field<A> kClaimFields[] = {
+    bind<&A::id>({"id", ParamKind::text, kRequired, "", "", "",
+                  "C1..C15 for the mission's claims, K1.. for calibration points", "-"}),
+    bind_choice<&A::calibration, kKindNames>({"kind", ParamKind::choice, "claim", "", "", "",
+                                              "claim: validation target; calibration: a calibration point", "-",
+                                              "claim|calibration"}),
+    bind_object<&A::paper, &kPaperParams, parse_paper>(
+        {"paper", ParamKind::object, kRequired, "", "", "", "the seed paper", "-"}),
+    bind<&A::source>(
+        {"source", ParamKind::text, kRequired, "", "", "", "the figure or sentence the claim comes from", "-"}),
+    bind<&A::machine>(
+        {"machine", ParamKind::text, kRequired, "", "", "", "machine and scale of the paper's measurement", "-"}),
+    bind<&A::quantity>({"quantity", ParamKind::text, kRequired, "", "", "", "what is compared", "-"}),
+    bind<&A::paper_value>(
+        {"paper_value", ParamKind::text, kRequired, "", "", "", "the paper's value or range, as stated", "-"}),
+    unbound<A>({"checks", ParamKind::object_list, kRequired, "", "", "",
+                "the checks that decide the claim (all must pass)", "-"}),
+    unbound<A>({"curves", ParamKind::object, "{}", "", "", "", "named curves the checks compare", "-"}),
+    bind<&A::quick>(
+        {"quick", ParamKind::text_list, "[]", "", "", "", "--set overrides for the reduced-scale run (--quick)", "-"}),
+    bind<&A::quick_note>({"quick_note", ParamKind::text, "", "", "", "", "what the reduced scale changes", "-"}),
+    bind<&A::not_modelled>(
+        {"not_modelled", ParamKind::text, "", "", "", "", "why the claim is not yet modelled (empty when it is)", "-"}),
+    bind<&A::by_construction>({"by_construction", ParamKind::text, "", "", "", "",
+                               "when the claimed sign follows from how the layers are composed: how (the report says "
+                               "'holds by construction')",
+                               "-"}),
+    unbound<A>({"plot", ParamKind::object, "{}", "", "", "", "axis labels and scales for the report", "-"}),
+    unbound<A>({"breakdown", ParamKind::object, "{}", "", "", "", "where the time goes, shown in the report", "-"}),
+    bind_object<&A::sensitivity, &kSensitivityParams, parse_sensitivity>(
+        {"sensitivity", ParamKind::object, "{}", "", "", "",
+         "machine parameters the claim depends on, re-evaluated at 0.5x and 2x by validate --sensitivity", "-"}),
+};
+constexpr auto kClaimSpecs = specs_of(kClaimFields);
+
 }  // namespace
 
 const ParamTable kClaimParams{"validation claim", "One entry of validation/claims.json.", kClaimSpecs};
@@ -135,8 +153,6 @@ const ParamTable kSensitivityParams{"validation claim.sensitivity", "Parameters 
                                     kSensitivitySpecs};
 
 namespace {
-
-Paper parse_paper(const ParamReader& r) { return parse_fields(r, kPaperFields); }
 
 CheckSpec parse_check(const ParamReader& r) {
   CheckSpec c = parse_fields(r, kCheckFields);
@@ -176,30 +192,17 @@ void add_alternative_curves(ClaimSpec& c, const Where& where) {
 }
 
 ClaimSpec parse_claim(const ParamReader& r) {
-  ClaimSpec c;
-  c.id = r.text("id");
-  c.calibration = r.choice<bool>("kind", {{"claim", false}, {"calibration", true}});
-  c.paper = parse_paper(ParamReader(r.nested("paper"), r.where("paper"), kPaperParams));
-  c.source = r.text("source");
-  c.machine = r.text("machine");
-  c.quantity = r.text("quantity");
-  c.paper_value = r.text("paper_value");
+  ClaimSpec c = parse_fields(r, kClaimFields);
   const Json& checks = r.nested("checks");
   for (std::size_t i = 0; i < checks.size(); ++i)
     c.checks.push_back(parse_check(ParamReader(checks[i], r.where("checks") / i, kCheckParams)));
   for (const auto& [name, spec] : r.nested("curves").items())
     c.curves[name] = parse_curve(ParamReader(spec, r.where("curves") / name, kCurveParams));
   add_alternative_curves(c, r.where("checks"));
-  c.quick = r.texts("quick");
-  c.quick_note = r.text("quick_note");
-  c.not_modelled = r.text("not_modelled");
-  c.by_construction = r.text("by_construction");
   c.plot = r.nested("plot");
   const ParamReader breakdown(r.nested("breakdown"), r.where("breakdown"), kBreakdownParams);
   c.breakdown.series = breakdown.text("series");
   for (const auto x : breakdown.integers("at")) c.breakdown.at.push_back(static_cast<double>(x));
-  const ParamReader sensitivity(r.nested("sensitivity"), r.where("sensitivity"), kSensitivityParams);
-  c.sensitivity = parse_fields(sensitivity, kSensitivityFields);
   if (c.not_modelled.empty())
     for (std::size_t i = 0; i < c.checks.size(); ++i)
       for (const auto* name : {&c.checks[i].baseline, &c.checks[i].improved})
