@@ -7,10 +7,7 @@
 namespace torsim::net {
 
 namespace {
-constexpr ParamSpec kSpecs[] = {
-    {"model", ParamKind::text, "packet", "", "", "",
-     "network model: packet, analytic or another listed in this reference", "-"},
-};
+constexpr ParamSpec kSpecs[] = {kNetworkModelKey};
 }  // namespace
 
 const ParamTable kAnalyticModelParams{"network (model: analytic)", "Contention-free latency + size / bandwidth.",

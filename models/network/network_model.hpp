@@ -122,6 +122,11 @@ class Delivery {
   std::coroutine_handle<> waiter_;
 };
 
+/// The "model" key, which every model's table declares first: make_network_model reads it.
+inline constexpr std::string_view kNetworkModelText =
+    "network model: packet, analytic or another listed in this reference";
+inline constexpr ParamSpec kNetworkModelKey{"model", ParamKind::text, "packet", "", "", "", kNetworkModelText, "-"};
+
 /// The "network" section of a scenario: {"model": "packet", ...model options}.
 std::unique_ptr<NetworkModel> make_network_model(const Json& spec, const Where& where, Kernel& kernel,
                                                  const Machine& machine);

@@ -13,8 +13,7 @@ namespace {
 constexpr ChoiceName<bool> kFlowControlNames[] = {{"credit", true}, {"none", false}};
 using P = PacketModelParams;
 constexpr Field<P> kFields[] = {
-    unbound<P>({"model", ParamKind::text, "packet", "", "", "",
-                "network model: packet, analytic or another listed in this reference", "-"}),
+    unbound<P>(kNetworkModelKey),
     bind<&P::train_bytes>(
         {"train_bytes", ParamKind::size, "4KiB", "B", "1B", "1GiB",
          "payload moved as one train of whole packets; smaller is finer-grained sharing, slower to simulate",

@@ -24,8 +24,7 @@ using simgrid::kernel::routing::Route;
 namespace {
 using O = SimgridOptions;
 constexpr Field<O> kFields[] = {
-    unbound<O>({"model", ParamKind::text, "packet", "", "", "",
-                "network model: packet, analytic or another listed in this reference", "-"}),
+    unbound<O>(kNetworkModelKey),
     bind<&O::sharing>(
         {"sharing", ParamKind::choice, "LV08", "", "", "",
          "SimGrid's flow-level sharing model (network/model): LV08 (max-min, RTT-weighted) or CM02 (plain max-min)",
