@@ -124,8 +124,7 @@ constexpr Field<R> kRouterFields[] = {
          "wrap-around link and the second from there to the end of the dimension; whole_ring: a packet whose route "
          "along the ring crosses the wrap-around link takes the second channel for its whole run along that ring, "
          "the others the first (BookSim's dim_order_torus; dimension-order routes, with minimal adaptive routing the "
-         "escape "
-         "channel switches after crossing)",
+         "escape channel switches after crossing)",
          "preset", "after_crossing|whole_ring"}),
     bind<&R::input_speedup>(
         {"input_speedup", ParamKind::integer, "0", "", "0", "16",

@@ -72,7 +72,7 @@ double box_length(const std::string& text, const Where& where) {
 // Most patches a box may imply. Assumption: each patch costs about 1 KB (its 14 computes, their
 // entries in the patches' lists, its PEs and the messages of a step), so 2^20 patches need about
 // 1 GiB; that is over three times the ~350,000 patches of the largest system (atoms, 10^8) at
-// ApoA1's density. A larger box used to end in bad_alloc, after allocating for a while.
+// ApoA1's density.
 constexpr double kMaxPatches = 1 << 20;
 
 // Fails at `where` when the box, cut into cells at least `pairlist` wide, implies more than

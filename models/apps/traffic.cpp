@@ -92,8 +92,7 @@ constexpr Field<P> kFields[] = {
     bind<&P::slot>(
         {"slot", ParamKind::time, kUnset, "ns", "1ps", "1s",
          "arrivals bernoulli: the slot (default: one message's wire time at the node's injection bandwidth); at "
-         "most the "
-         "mean gap size / offered_rate",
+         "most the mean gap size / offered_rate",
          "-"}),
 };
 constexpr auto kSpecs = specs_of(kFields);

@@ -127,10 +127,6 @@ std::string expectation(const ParamSpec& s) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Whether `part` is one or more whole '_'-separated words of `name` ("uniform" of "uniform_random").
 bool names_words_of(std::string_view name, std::string_view part) {
   for (std::size_t at = name.find(part); at != std::string_view::npos; at = name.find(part, at + 1)) {
