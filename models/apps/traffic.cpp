@@ -295,10 +295,12 @@ class Traffic final : public Workload {
     // Open loop: messages are created at their arrival times, whatever the network does.
     const Time period = p_.offered_rate > 0 ? std::max<Time>(1, transfer_time(p_.size, p_.offered_rate)) : 0;
     Rng arrivals = job_->rng(2000 + me);
-    Time created = period > 0 ? first_arrival(arrivals, period) : 0;
+    const Rng::Bernoulli per_slot(static_cast<std::uint64_t>(slot_),
+                                  static_cast<std::uint64_t>(std::max<Time>(1, period)));
+    Time created = period > 0 ? first_arrival(arrivals, period, per_slot) : 0;
     for (std::int64_t k = 0; k < total; ++k) {
       while (sender.in_flight >= p_.window) co_await Credit{source, sender};
-      if (k > 0 && period > 0) created = next_arrival(arrivals, period, created);
+      if (k > 0 && period > 0) created = next_arrival(arrivals, period, per_slot, created);
       if (period > 0 && created > c.now()) co_await c.kernel().sleep(created - c.now());
       const Rank dst = sender.next_destination;
       // Drawn one message ahead (the same draws, in the same order), for the hints.
@@ -313,16 +315,14 @@ class Traffic final : public Workload {
 
   // The first message's creation: a random phase within the period (periodic), or the first
   // arrival of the process.
-  Time first_arrival(Rng& rng, Time period) const {
+  // `per_slot`: a Bernoulli process's chance of an arrival in a slot (slot / period).
+  Time first_arrival(Rng& rng, Time period, const Rng::Bernoulli& per_slot) const {
     if (p_.arrivals == Arrivals::periodic) return static_cast<Time>(rng.below(static_cast<std::uint64_t>(period)));
-    return next_arrival(rng, period, 0);
+    return next_arrival(rng, period, per_slot, 0);
   }
-  Time next_arrival(Rng& rng, Time period, Time previous) const {
+  Time next_arrival(Rng& rng, Time period, const Rng::Bernoulli& per_slot, Time previous) const {
     if (p_.arrivals == Arrivals::poisson) return previous + rng.exponential(period);
-    if (p_.arrivals == Arrivals::bernoulli)
-      return previous +
-             static_cast<Time>(rng.geometric(static_cast<std::uint64_t>(slot_), static_cast<std::uint64_t>(period))) *
-                 slot_;
+    if (p_.arrivals == Arrivals::bernoulli) return previous + static_cast<Time>(rng.geometric(per_slot)) * slot_;
     return previous + period;
   }
 

@@ -28,14 +28,14 @@ constexpr std::int64_t log2_q32(std::uint64_t x) {
   while (!(x >> whole)) --whole;
   std::uint64_t mantissa = x << (63 - whole);  // in [1, 2) with 63 fraction bits
   std::int64_t result = static_cast<std::int64_t>(whole) << 32;
+  // Without branches: each bit is a coin toss to a branch predictor (a draw's logarithm took
+  // 160 ns with them, most of it mispredictions).
   for (int bit = 31; bit >= 0; --bit) {
     const UInt128 square = static_cast<UInt128>(mantissa) * mantissa;  // [1, 4) with 126 fraction bits
-    if (square >> 127) {
-      mantissa = static_cast<std::uint64_t>(square >> 64);
-      result |= std::int64_t{1} << bit;
-    } else {
-      mantissa = static_cast<std::uint64_t>(square >> 63);
-    }
+    const auto high = static_cast<std::uint64_t>(square >> 64), low = static_cast<std::uint64_t>(square);
+    const std::uint64_t at_least_two = high >> 63;  // the square is in [2, 4): this bit is 1, halve it
+    mantissa = high << (1 - at_least_two) | (low >> 63 & (at_least_two - 1));  // masks: GCC branches on a ?:
+    result |= static_cast<std::int64_t>(at_least_two) << bit;
   }
   return result;
 }
@@ -92,16 +92,25 @@ class Rng {
     return static_cast<Time>(static_cast<UInt128>(mean) * minus_log2 * kLn2 >> 64);
   }
 
-  /// Trials up to and including the first success, each a success with probability
-  /// `num` / `den` (0 < num <= den): the slots between arrivals of a Bernoulli process,
-  /// 1 + floor(ln U / ln(1 - p)) with both logarithms in fixed point.
-  std::uint64_t geometric(std::uint64_t num, std::uint64_t den) {
-    if (num >= den) return 1;
+  /// A Bernoulli trial's success probability `num` / `den` (0 < num), with the logarithm that
+  /// geometric() divides by computed once (two of a draw's three logarithms otherwise).
+  struct Bernoulli {
+    Bernoulli(std::uint64_t num, std::uint64_t den)
+        : certain(num >= den), minus_log_fail(certain ? 0 : log2_q32(den) - log2_q32(den - num)) {}
+    bool certain;                 // p >= 1: every trial succeeds
+    std::int64_t minus_log_fail;  // log2(1 / (1 - p)), Q32
+  };
+
+  /// Trials up to and including the first success, each a success with probability `p`: the
+  /// slots between arrivals of a Bernoulli process, 1 + floor(ln U / ln(1 - p)) with both
+  /// logarithms in fixed point.
+  std::uint64_t geometric(const Bernoulli& p) {
+    if (p.certain) return 1;
     const std::uint64_t u = (next() >> 11) + 1;
     const std::int64_t minus_log_u = (std::int64_t{53} << 32) - log2_q32(u);
-    const std::int64_t minus_log_fail = log2_q32(den) - log2_q32(den - num);  // log2(1 / (1 - p))
-    return 1 + static_cast<std::uint64_t>(minus_log_u / std::max<std::int64_t>(1, minus_log_fail));
+    return 1 + static_cast<std::uint64_t>(minus_log_u / std::max<std::int64_t>(1, p.minus_log_fail));
   }
+  std::uint64_t geometric(std::uint64_t num, std::uint64_t den) { return geometric(Bernoulli(num, den)); }
 
   /// Fisher-Yates shuffle driven by below().
   template <class T>

@@ -65,6 +65,43 @@ TEST_CASE("log2_q32 is exact at powers of two and close elsewhere", "[random]") 
   CHECK(static_cast<double>(log2_q32(UINT64_MAX)) / 4294967296.0 == Approx(64.0).epsilon(1e-9));
 }
 
+// The squaring method as written in textbooks, one branch per fraction bit: log2_q32 must give
+// its digits exactly (the draws of every Poisson and Bernoulli arrival process hang on them).
+std::int64_t log2_by_squaring(std::uint64_t x) {
+  int whole = 63;
+  while (!(x >> whole)) --whole;
+  UInt128 mantissa = static_cast<UInt128>(x) << (63 - whole);  // 63 fraction bits
+  std::int64_t result = static_cast<std::int64_t>(whole) << 32;
+  for (int bit = 31; bit >= 0; --bit) {
+    const UInt128 square = mantissa * mantissa >> 63;  // 63 fraction bits, in [1, 4)
+    if (square >= static_cast<UInt128>(2) << 63) {
+      mantissa = square >> 1;
+      result |= std::int64_t{1} << bit;
+    } else {
+      mantissa = square;
+    }
+  }
+  return result;
+}
+
+TEST_CASE("log2_q32 gives the squaring method's digits exactly", "[random]") {
+  Rng r(17);
+  for (int i = 0; i < 100000; ++i) {
+    const std::uint64_t x = r.next() >> (i % 64);  // every magnitude
+    if (x == 0) continue;
+    REQUIRE(log2_q32(x) == log2_by_squaring(x));
+  }
+  for (std::uint64_t x : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, UINT64_MAX, UINT64_MAX / 3 * 2})
+    CHECK(log2_q32(x) == log2_by_squaring(x));
+}
+
+TEST_CASE("a Bernoulli rate computed once draws what the rate given each time draws", "[random]") {
+  Rng a(19), b(19);
+  const Rng::Bernoulli p(3, 70);
+  for (int i = 0; i < 1000; ++i) REQUIRE(a.geometric(p) == b.geometric(3, 70));
+  CHECK(Rng::Bernoulli(5, 5).certain);
+}
+
 TEST_CASE("exponential gaps have their mean, and the memoryless tail", "[random]") {
   Rng r(11);
   const Time mean = 1000000;  // 1 us
