@@ -66,7 +66,8 @@ TEST_CASE("log2_q32 is exact at powers of two and close elsewhere", "[random]") 
 }
 
 // The squaring method as written in textbooks, one branch per fraction bit: log2_q32 must give
-// its digits exactly (the draws of every Poisson and Bernoulli arrival process hang on them).
+// its digits exactly (the draws of every Poisson and Bernoulli arrival process hang on them),
+// whether it takes them from the branch-free squaring or from the C library's log2.
 std::int64_t log2_by_squaring(std::uint64_t x) {
   int whole = 63;
   while (!(x >> whole)) --whole;
@@ -86,13 +87,21 @@ std::int64_t log2_by_squaring(std::uint64_t x) {
 
 TEST_CASE("log2_q32 gives the squaring method's digits exactly", "[random]") {
   Rng r(17);
-  for (int i = 0; i < 100000; ++i) {
+  for (int i = 0; i < 1000000; ++i) {
     const std::uint64_t x = r.next() >> (i % 64);  // every magnitude
     if (x == 0) continue;
     REQUIRE(log2_q32(x) == log2_by_squaring(x));
+    REQUIRE(log2_q32_by_squaring(x) == log2_by_squaring(x));
   }
-  for (std::uint64_t x : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, UINT64_MAX, UINT64_MAX / 3 * 2})
-    CHECK(log2_q32(x) == log2_by_squaring(x));
+  // Powers of two and their neighbours: exactly on a step, or within a hair of one.
+  for (int k = 0; k < 64; ++k)
+    for (std::int64_t d : {-1, 0, 1}) {
+      const std::uint64_t x = (std::uint64_t{1} << k) + static_cast<std::uint64_t>(d);
+      if (x == 0) continue;
+      REQUIRE(log2_q32(x) == log2_by_squaring(x));
+    }
+  CHECK(log2_q32(UINT64_MAX) == log2_by_squaring(UINT64_MAX));
+  static_assert(log2_q32(1024) == std::int64_t{10} << 32);  // the squaring, at compile time
 }
 
 TEST_CASE("a Bernoulli rate computed once draws what the rate given each time draws", "[random]") {
