@@ -1,6 +1,7 @@
 // The project's own seeded random numbers. The standard library's distributions differ between
-// implementations, so everything here is integer arithmetic defined in this file: the same seed
-// gives the same numbers on any machine and compiler.
+// implementations, so everything here is defined in this file by integer arithmetic (the
+// logarithm's fast path reads the C library's log2 only where no rounding can change a digit):
+// the same seed gives the same numbers on any machine and compiler.
 #pragma once
 
 #include <algorithm>
