@@ -215,8 +215,15 @@ void Scenario::apply_assignments(const std::vector<std::string>& assignments) {
   }
 }
 
-std::uint64_t Scenario::seed() const {
-  return static_cast<std::uint64_t>(ParamReader(doc_, Where(file_), kScenarioParams).integer("seed"));
+std::uint64_t Scenario::seed() const { return read_seed(doc_); }
+
+// Blamed where the value came from: a seed given by --set is the command line's.
+std::uint64_t Scenario::read_seed(const Json& doc) const {
+  try {
+    return static_cast<std::uint64_t>(ParamReader(doc, Where(file_), kScenarioParams).integer("seed"));
+  } catch (const InputError& e) {
+    reraise(e);
+  }
 }
 
 void Scenario::check_sweep_path(const std::string& path, const Where& where) const {
@@ -288,7 +295,7 @@ SweepPoint Scenario::point(std::size_t index) const {
       set_dotted(p.doc, path + "=" + value.dump(), where / path / i);
     }
   }
-  p.seed = static_cast<std::uint64_t>(ParamReader(p.doc, Where(file_), kScenarioParams).integer("seed"));
+  p.seed = read_seed(p.doc);
   return p;
 }
 

@@ -87,6 +87,7 @@ class Scenario {
   Json preset_machine(const std::string& name, const Where& where) const;
   void apply_assignments(const std::vector<std::string>& assignments);
   const Json& sweep() const;  // the "sweep" object, or an empty one
+  std::uint64_t read_seed(const Json& doc) const;
   /// Fails unless `path` names something one sweep point can vary.
   void check_sweep_path(const std::string& path, const Where& where) const;
 
