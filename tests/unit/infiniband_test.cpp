@@ -215,6 +215,24 @@ TEST_CASE("\"layer\": \"mpi\" resolves by the machine's NIC", "[infiniband][mpi]
   }
 }
 
+TEST_CASE("a layer on a machine without its NIC names the NIC, not a calibration the machine lacks",
+          "[infiniband][runtime]") {
+  const std::pair<std::string, std::string> layers[] = {{"pami", "needs a Blue Gene/Q message unit"},
+                                                        {"dcmf", "needs a Blue Gene/P NIC"},
+                                                        {"mpi_dcmf", "needs a Blue Gene/P NIC"},
+                                                        {"gasnet_dcmf", "needs a Blue Gene/P NIC"}};
+  for (const auto& [layer, expected] : layers) {
+    CAPTURE(layer);
+    try {
+      Simulation bad(scenario("hopper", layer, {{"node_list", {0, 1}}}, pingpong({8})), Where("test"), 1);
+      FAIL("expected an InputError");
+    } catch (const InputError& e) {
+      CHECK(e.path() == "/runtime");
+      CHECK_THAT(e.message(), Catch::Contains(expected));
+    }
+  }
+}
+
 TEST_CASE("effective bisection bandwidth: static routing loses, adaptive routing brings it back toward 1",
           "[infiniband][routing]") {
   const auto fraction = [](const std::string& routing) {

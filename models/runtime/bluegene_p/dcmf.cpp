@@ -165,7 +165,9 @@ Task<std::uint64_t> DcmfLayer::tree_collective(Rank self, std::uint64_t word, By
 void DcmfLayer::use_tree_collectives() { set_collectives(std::make_unique<BgpCollectives>(*this, true)); }
 
 std::unique_ptr<MessagingLayer> make_dcmf_layer(const ParamReader& r, Job& job) {
-  return std::make_unique<DcmfLayer>(job, nic::bgp_of(job.machine, r.where()), parse_dcmf(r));
+  // The NIC first: on another machine, its message says so rather than that a calibration is missing.
+  const nic::BgpParams bgp = nic::bgp_of(job.machine, r.where());
+  return std::make_unique<DcmfLayer>(job, bgp, parse_dcmf(r));
 }
 
 }  // namespace torsim::rt

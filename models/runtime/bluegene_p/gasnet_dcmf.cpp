@@ -79,8 +79,10 @@ GasnetParams parse_gasnet(const ParamReader& r) { return parse_fields(r, kFields
 }  // namespace
 
 std::unique_ptr<MessagingLayer> make_gasnet_dcmf_layer(const ParamReader& r, Job& job) {
-  return std::make_unique<GasnetDcmfLayer>(job, nic::bgp_of(job.machine, r.where()), dcmf_of(job.machine),
-                                           parse_gasnet(r));
+  // The NIC first: on another machine, its message says so rather than that a calibration is missing.
+  const nic::BgpParams bgp = nic::bgp_of(job.machine, r.where());
+  const DcmfParams dcmf = dcmf_of(job.machine);
+  return std::make_unique<GasnetDcmfLayer>(job, bgp, dcmf, parse_gasnet(r));
 }
 
 }  // namespace torsim::rt

@@ -156,8 +156,10 @@ MpichDcmfLayer::MpichDcmfLayer(Job& job, const nic::BgpParams& nic, const DcmfPa
 }
 
 std::unique_ptr<MessagingLayer> make_mpich_dcmf_layer(const ParamReader& r, Job& job) {
-  return std::make_unique<MpichDcmfLayer>(job, nic::bgp_of(job.machine, r.where()), dcmf_of(job.machine),
-                                          parse_mpich_dcmf(r));
+  // The NIC first: on another machine, its message says so rather than that a calibration is missing.
+  const nic::BgpParams bgp = nic::bgp_of(job.machine, r.where());
+  const DcmfParams dcmf = dcmf_of(job.machine);
+  return std::make_unique<MpichDcmfLayer>(job, bgp, dcmf, parse_mpich_dcmf(r));
 }
 
 }  // namespace torsim::rt

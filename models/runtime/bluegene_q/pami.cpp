@@ -177,7 +177,9 @@ void install_collectives(PamiLayer& layer, const ParamReader& r) {
 }
 
 std::unique_ptr<MessagingLayer> make_pami_layer(const ParamReader& r, Job& job) {
-  auto layer = std::make_unique<PamiLayer>(job, nic::mu_of(job.machine, r.where()), parse_pami(r));
+  // The NIC first: on another machine, its message says so rather than that a calibration is missing.
+  const nic::MuParams mu = nic::mu_of(job.machine, r.where());
+  auto layer = std::make_unique<PamiLayer>(job, mu, parse_pami(r));
   install_collectives(*layer, r);
   return layer;
 }
