@@ -25,6 +25,8 @@ PINGPONG = {"machine": "hopper", "placement": {"node_list": [0, 2]},
 
 # A trace the replay cases read (absolute: the scenario is written to a scratch directory).
 AMG = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "traces", "dumpi-amg27-hopper"))
+TI_ALLREDUCE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "traces", "ti-simgrid-actions",
+                                            "actions_allreduce.txt"))
 # DUMPI's test trace with mesh coordinates on Hopper's torus (scripts/dumpi_set_mesh.py).
 MESH = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "traces", "dumpi-testtrace-mesh"))
 
@@ -487,6 +489,10 @@ CASES = {
     "replay-unread-flop-rate": case("a flop rate for a trace with recorded times", path="/workload/flop_rate",
                                     expect="flop_rate is read only for time-independent traces",
                                     scenario=replay(workload={"name": "trace", "path": AMG, "flop_rate": 1e9})),
+    "replay-flop-rate-without-compute": case(
+        "a flop rate for a replay that computes nothing (compute: none; it was accepted)", path="/workload/flop_rate",
+        expect="flop_rate is read only when the replay computes",
+        scenario=replay(workload={"name": "trace", "path": TI_ALLREDUCE, "compute": "none", "flop_rate": 1e9})),
     "replay-flop-rate-unread-by-every-point": case(
         "a flop rate in a sweep none of whose traces is time-independent", path="/workload/flop_rate",
         expect="flop_rate is read only for time-independent traces (their compute actions); this trace is dumpi",

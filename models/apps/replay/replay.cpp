@@ -86,7 +86,11 @@ class TraceReplay final : public Workload {
       settings_.clock_origin = clocks_.origin;
     }
     if (!r.has("flop_rate")) return;
-    if (trace_->format() == Format::time_independent)
+    if (settings_.compute == Compute::none)
+      not_used(r.where("flop_rate"),
+               "flop_rate is read only when the replay computes (\"compute\": \"recorded\" or "
+               "\"compute_scale\"); this run's compute is none");
+    else if (trace_->format() == Format::time_independent)
       settings_.flop_time = 1e12 / r.number("flop_rate");
     else  // a sweep over traces may read it at another point
       not_used(r.where("flop_rate"),
