@@ -148,9 +148,7 @@ Json shard_json(const RunArgs& o, const ScenarioRun& run) {
   return {{"index", o.shard.index}, {"count", o.shard.count}, {"points", indices}, {"total_points", run.total_points}};
 }
 
-int command_run(const Args& args) {
-  const RunArgs o = run_args(args);
-  const Scenario scenario(args.operands().front(), o.sets);
+int run_and_write(const Scenario& scenario, const RunArgs& o) {
   const Json output_spec = scenario.doc().value("output", Json::object());
   const OutputOptions output = parse_output(output_spec, Where(scenario.file()) / "output");
   OutputDir out = output_dir(scenario, o);
@@ -179,6 +177,16 @@ int command_run(const Args& args) {
     if (recording) std::cout << "wrote the MPI recording " << o.record_mpi << " (and " << o.record_mpi << "_files/)\n";
   }
   return 0;
+}
+
+int command_run(const Args& args) {
+  const RunArgs o = run_args(args);
+  const Scenario scenario(args.operands().front(), o.sets);
+  try {
+    return run_and_write(scenario, o);
+  } catch (const InputError& e) {
+    scenario.reraise(e);  // a value --set gave (output.trace.points, output.dir, ...) is the command line's
+  }
 }
 
 }  // namespace
