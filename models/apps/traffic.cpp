@@ -146,6 +146,11 @@ class Traffic final : public Workload {
           .fail("the slot (" + format_time(slot_) + ") exceeds the mean gap between messages (" +
                 format_time(transfer_time(p_.size, p_.offered_rate)) + "): a slot holds one message at most");
     const int n = job.size();
+    if (p_.pattern == Pattern::shift && p_.distance % n == 0)  // i -> i: nothing to measure
+      (where / "distance")
+          .fail("a shift by a multiple of the job's " + std::to_string(n) +
+                " ranks sends every rank's messages to itself; expected a distance that is not a multiple of " +
+                std::to_string(n));
     if (p_.pattern == Pattern::bit_complement && (n & (n - 1)) != 0)
       (where / "pattern").fail("bit_complement needs a power-of-two number of ranks; the job has " + std::to_string(n));
     const auto* torus = dynamic_cast<const topo::Torus*>(job.machine.topology.get());

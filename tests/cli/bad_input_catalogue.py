@@ -252,6 +252,10 @@ CASES = {
     "traffic-distance-unread": case("a shift distance given to another traffic pattern", path="/workload/distance",
                                     expect="distance is read only with pattern shift; this run's pattern is all_to_all",
                                     scenario=scenario(workload={"name": "traffic", "pattern": "all_to_all", "distance": 3})),
+    "traffic-shift-to-itself": case(
+        "a shift distance that is a multiple of the ranks (each rank sent to itself, and a throughput was reported)",
+        path="/workload/distance", expect="sends every rank's messages to itself; expected a distance that is not "
+        "a multiple of 2", scenario=scenario(workload={"name": "traffic", "pattern": "shift", "distance": 4})),
     "traffic-hot-fraction-unread": case("a hot-spot fraction given to another traffic pattern",
                                         path="/workload/hot_fraction",
                                         expect="hot_fraction is read only with pattern hot_spot",
