@@ -262,7 +262,12 @@ std::size_t Scenario::point_count() const {
               "expected a list of values, got an object: a sweep lists its values (it has no ranges), and its keys "
               "are dotted paths (\"" +
               path + "." + values.begin().key() + "\": [...] for a nested key)");
-    if (!values.is_array() || values.empty()) (where / path).fail("expected a non-empty list of values");
+    if (!values.is_array() || values.empty())
+      (where / path)
+          .fail(
+              "expected a non-empty list of values (JSON: strings in double quotes, [\"packet\", \"analytic\"]), "
+              "got " +
+              preview(values));
     count *= values.size();
     if (count > kMaxSweepPoints)
       where.fail("the sweep expands to more than " + std::to_string(kMaxSweepPoints) +

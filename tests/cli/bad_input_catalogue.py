@@ -388,6 +388,11 @@ CASES = {
     # --- sweeps
     "sweep-to-nothing": case("a sweep that expands to nothing", path="/sweep/workload.peer",
                              expect="expected a non-empty list of values", scenario=scenario(sweep={"workload.peer": []})),
+    "set-sweep-unquoted-strings": case(
+        "a sweep's list on the command line with unquoted strings (it was taken as one string, and not said so)",
+        file="command line (--set)", path="/sweep/network.model",
+        expect='expected a non-empty list of values (JSON: strings in double quotes, ["packet", "analytic"]), '
+        'got "[analytic,packet]"', args=["--set", "sweep.network.model=[analytic,packet]"]),
     "sweep-to-millions": case("a sweep that expands to millions of points", path="/sweep",
                               expect="the sweep expands to more than 100000 points",
                               scenario=scenario(sweep={"workload.iterations": list(range(1, 201)),
