@@ -8,6 +8,7 @@
 
 #include "cli/run_command.hpp"
 #include "run/output_files.hpp"
+#include "sim/config/registry.hpp"
 #include "validation/report.hpp"
 #include "validation/robustness.hpp"
 #include "validation/status.hpp"
@@ -92,9 +93,11 @@ std::vector<const ClaimSpec*> select(const std::vector<ClaimSpec>& claims, const
   std::vector<const ClaimSpec*> out;
   for (const auto& c : claims)
     if (only.empty() || only.count(c.id)) out.push_back(&c);
+  std::vector<std::string_view> ids;
+  for (const auto& c : claims) ids.push_back(c.id);
   for (const auto& id : only)
-    if (std::none_of(claims.begin(), claims.end(), [&](const ClaimSpec& c) { return c.id == id; }))
-      throw UsageError("validate: no claim '" + id + "' in the registry");
+    if (std::find(ids.begin(), ids.end(), id) == ids.end())
+      Where("command line", "--only " + id).fail(unknown_name_message("claim", id, ids));
   return out;
 }
 

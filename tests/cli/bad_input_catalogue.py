@@ -439,6 +439,10 @@ CASES = {
     "option-not-taken-reference": case("an option the command does not take (reference --set)", file="command line",
                                        path="--set", expect="reference does not take --set", command="reference",
                                        args=["--set", "seed=2"], scenario=None, out=False),
+    "validate-unknown-claim": case("a claim the registry does not have (validate --only K9; it said so without the "
+                                   "valid ones)", file="command line", path="--only K9",
+                                   expect="unknown claim 'K9' (did you mean 'C9'?); valid values are: C1, C2",
+                                   command="validate", args=["--quick", "--only", "K9"], scenario=None, out=False),
     "option-twice": case("an option given twice that is taken once (--out a --out b)", file="command line",
                          path="--out", expect="given twice; run takes --out once", args=["--out", "{dir}/a", "--out", "{dir}/b"]),
     "option-without-value": case("an option without its value", file="command line", path="--jobs",
