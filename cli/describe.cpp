@@ -114,7 +114,9 @@ topo::NodeId node_argument(const std::string& text, const Machine& m, const std:
   } catch (const std::exception&) {
   }
   if (used != text.size() || value < 0 || value >= m.node_count())
-    throw UsageError(option + " expects node ids in 0.." + std::to_string(m.node_count() - 1) + ", got '" + text + "'");
+    Where("command line", option + " " + text)
+        .fail("expected a node id in 0.." + std::to_string(m.node_count() - 1) + " (machine '" + m.name + "'), got '" +
+              text + "'");
   return static_cast<topo::NodeId>(value);
 }
 

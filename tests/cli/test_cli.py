@@ -196,7 +196,8 @@ class Describe(unittest.TestCase):
         for bad in ("6528", "-1", "x"):
             proc = run("describe", "hopper", "--node", bad)
             self.assertEqual(proc.returncode, 2, bad)
-            self.assertIn("--node expects node ids in 0..6527", proc.stderr)
+            self.assertIn(f"error: command line: at --node {bad}: expected a node id in 0..6527 (machine 'hopper'), "
+                          f"got '{bad}'", proc.stderr)
 
     def test_describe_text_and_bad_route(self):
         self.assertIn("bisection_bandwidth_GBps", run("describe", "intrepid-512", check=True).stdout)
