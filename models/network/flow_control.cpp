@@ -110,10 +110,10 @@ void CreditModel::check_router(const Machine& machine) const {
   const Where where = machine.where / "router";
   if (machine.router.virtual_channels < static_cast<int>(vcs_))
     (where / "virtual_channels")
-        .fail("the router has " + std::to_string(machine.router.virtual_channels) + " virtual channels, but " +
-              (dateline_ ? "dateline deadlock avoidance" : "one escape channel") +
-              (adaptive_ ? " and minimal adaptive routing's " + std::to_string(adaptive_vcs_) : "") + " need " +
-              std::to_string(vcs_));
+        .fail("expected at least " + std::to_string(vcs_) + " virtual channels (" +
+              (dateline_ ? "2 for dateline deadlock avoidance" : "1 escape channel") +
+              (adaptive_ ? ", and minimal adaptive routing's " + std::to_string(adaptive_vcs_) : "") + "), got " +
+              std::to_string(machine.router.virtual_channels));
   if (input_first_ && input_speedup_ == 0)
     (where / "switch_allocation")
         .fail(

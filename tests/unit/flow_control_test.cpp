@@ -288,6 +288,9 @@ TEST_CASE("credit model: too few virtual channels, no buffers or too small a buf
   spec["router"] = {{"buffer_per_vc", "4KiB"}, {"virtual_channels", 2}};
   const Machine few = make_machine(spec);
   CHECK_THROWS_WITH(net::CreditModel(k, few, 4096), Catch::Contains("virtual_channels"));
+  CHECK_THROWS_WITH(net::CreditModel(k, few, 4096),
+                    Catch::Contains("expected at least 3 virtual channels (2 for dateline deadlock avoidance, and "
+                                    "minimal adaptive routing's 1), got 2"));
   spec["router"] = {{"buffer_per_vc", "64B"}, {"virtual_channels", 3}};
   const Machine small = make_machine(spec);
   CHECK_THROWS_WITH(net::CreditModel(k, small, 4096), Catch::Contains("at least one packet"));
