@@ -88,8 +88,9 @@ const CommandSpec& plot_command() {
       "draw a run's or a sweep's series",
       "Draws the run whose results torsim run wrote into RESULTS_DIR as one PNG: a panel per series\n"
       "(each sweep point a curve), or for a sweep without series a panel per metric (against the swept\n"
-      "key with the most values, numeric keys first; a line per combination of the others), in the\n"
-      "style of the validation plots. Needs python3 with matplotlib (scripts/setup.sh installs it).",
+      "key with the most values, numeric keys first, values with units placed at their size, rate or\n"
+      "time; a line per combination of the others), in the style of the validation plots. Needs python3\n"
+      "with matplotlib (scripts/setup.sh installs it).",
       {{"--out", "FILE", "the PNG (default RESULTS_DIR.png, beside the directory)"}},
       command_plot};
   return spec;

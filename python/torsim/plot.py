@@ -1,8 +1,8 @@
 """`torsim plot RESULTS_DIR [--out FILE]`: a run's series drawn in one PNG, one panel per series
 (each point of a sweep a curve, its second column against its first), or, for a sweep without
-series, one panel per metric against the swept key with the most values (numeric keys first),
-one line per combination of the other keys. The style is the validation plots'
-(validation/plot_report.py).
+series, one panel per metric against the swept key with the most values (numeric keys first,
+sizes, rates and times with units among them, each at its value), one line per combination of
+the other keys. The style is the validation plots' (validation/plot_report.py).
 
 Usage: python3 -m torsim.plot RESULTS_DIR OUT_PNG  (torsim plot runs it). Exit 2, with one line
 `error: FILE: at PATH: ...`, when RESULTS_DIR holds neither a sweep nor a run with series, or
@@ -10,10 +10,40 @@ matplotlib is missing.
 """
 import json
 import os
+import re
 import sys
 
 MAX_PANELS = 6
 MAX_LEGEND = 12
+
+# The units a scenario's values take (sim/config/units.cpp), in bytes, bytes per second and
+# picoseconds: a sweep over "0.25GB/s" .. "1.5GB/s" is an axis at those rates, not four
+# evenly spaced names.
+UNITS = {
+    "size": {"B": 1, "KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30,
+             "TB": 1e12},
+    "rate": {"B/s": 1, "KB/s": 1e3, "kB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "KiB/s": 2**10, "MiB/s": 2**20,
+             "GiB/s": 2**30, "Kb/s": 125, "Mb/s": 125e3, "Gb/s": 125e6},
+    "time": {"ps": 1, "ns": 1e3, "us": 1e6, "ms": 1e9, "s": 1e12},
+}
+QUANTITY = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)([A-Za-z/]+)")
+
+
+def quantity(value):
+    """(kind, value in base units) of a value with a unit ("4KiB", "0.5GB/s", "105ns"), else None."""
+    match = QUANTITY.fullmatch(value) if isinstance(value, str) else None
+    if not match:
+        return None
+    for kind, units in UNITS.items():
+        if match.group(2) in units:
+            return kind, float(match.group(1)) * units[match.group(2)]
+    return None
+
+
+def x_value(value):
+    """A swept value's position on a numeric axis: a number, or a quantity in its base unit."""
+    q = quantity(value)
+    return q[1] if q else value
 
 
 def fail(file, path, message):
@@ -87,8 +117,11 @@ def metric_layout(points):
     varying = [k for k in keys if len(distinct[k]) > 1] or keys[:1]
 
     def numeric(k):
-        return all(isinstance(p["sweep"].get(k), (int, float)) and not isinstance(p["sweep"].get(k), bool)
-                   for p in points)
+        values = [p["sweep"].get(k) for p in points]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            return True
+        kinds = {(quantity(v) or (None,))[0] for v in values}
+        return len(kinds) == 1 and None not in kinds  # quantities of one kind: sizes, rates or times
 
     x_key = max(varying, key=lambda k: (numeric(k), len(distinct[k]), -varying.index(k)))
     others = [k for k in varying if k != x_key]
@@ -107,17 +140,29 @@ def draw_metric(ax, name, points):
     x_key, numeric, lines = metric_layout(points)
     categories = list(dict.fromkeys(label_value(p["sweep"].get(x_key)) for p in points))
     for text, members in lines:
-        xs = [p["sweep"][x_key] if numeric else categories.index(label_value(p["sweep"].get(x_key)))
+        if numeric:
+            members = sorted(members, key=lambda p: x_value(p["sweep"][x_key]))
+        xs = [x_value(p["sweep"][x_key]) if numeric else categories.index(label_value(p["sweep"].get(x_key)))
               for p in members]
         ys = [p["metrics"].get(name, float("nan")) for p in members]
         ax.plot(xs, ys, marker="o", markersize=3, label=text or None)
+    with_units = numeric and isinstance(points[0]["sweep"][x_key], str)
     if not numeric:
         ax.set_xticks(range(len(categories)))
         ax.set_xticklabels(categories, rotation=20 if len(categories) > 4 else 0, ha="right", fontsize=7)
-    elif wide([p["sweep"][x_key] for p in points]):
+        return label_axes(ax, x_key, name)
+    if wide([x_value(p["sweep"][x_key]) for p in points]):
         ax.set_xscale("log", base=2)
+    if with_units and len(categories) <= MAX_LEGEND:  # each value where it lies, written as the scenario wrote it
+        ticks = sorted({(x_value(v), v) for v in (p["sweep"][x_key] for p in points)})
+        ax.set_xticks([x for x, _ in ticks])
+        ax.set_xticklabels([v for _, v in ticks], rotation=20 if len(ticks) > 4 else 0, fontsize=7)
     elif len(categories) <= MAX_LEGEND and all(isinstance(p["sweep"][x_key], int) for p in points):
         ax.set_xticks(sorted({p["sweep"][x_key] for p in points}))
+    label_axes(ax, x_key, name)
+
+
+def label_axes(ax, x_key, name):
     ax.set_xlabel(x_key)
     ax.set_ylabel(name, fontsize=8)
 

@@ -145,6 +145,22 @@ class Package(Scratch):
         names = [{"sweep": {"a": a, "b": b}, "metrics": {}} for a in ("x", "y") for b in ("p", "q", "r")]
         self.assertEqual(metric_layout(names)[:2], ("b", False))
 
+    def test_values_with_units_are_an_axis_at_their_size_rate_or_time(self):
+        from torsim.plot import metric_layout, quantity, x_value
+        self.assertEqual(quantity("0.25GB/s"), ("rate", 0.25e9))
+        self.assertEqual(quantity("4KiB"), ("size", 4096))
+        self.assertEqual(quantity("105ns"), ("time", 105e3))
+        self.assertEqual(quantity("1e3MB/s"), ("rate", 1e9))
+        self.assertIsNone(quantity("dimension_order"))
+        self.assertIsNone(quantity("4 parsecs"))
+        self.assertEqual([x_value(v) for v in ("1.5GB/s", "250MB/s", 7)], [1.5e9, 250e6, 7])
+        rates = [{"sweep": {"network.model": m, "workload.offered_rate": r}, "metrics": {}}
+                 for m in ("packet", "analytic") for r in ("1GB/s", "0.25GB/s", "1.5GB/s")]
+        self.assertEqual(metric_layout(rates)[:2], ("workload.offered_rate", True))  # an axis, not 3 names
+        # Units of different kinds on one key are names again.
+        mixed = [{"sweep": {"k": v}, "metrics": {}} for v in ("4KiB", "1GB/s", "8KiB")]
+        self.assertEqual(metric_layout(mixed)[:2], ("k", False))
+
     def test_pip_install_editable(self):
         venv = self.path("venv")
         subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
