@@ -27,16 +27,19 @@ struct Options {
   std::size_t jobs = 1;
 };
 
+[[noreturn]] void empty_claim_id(const std::string& text) {
+  Where("command line", "--only " + text).fail("an empty claim id: expected ids separated by commas, such as C1,K2");
+}
+
 // "C1,K2": each id non-empty (an empty list would silently mean every claim).
 std::set<std::string> claim_ids(const std::string& text) {
   std::set<std::string> ids;
   std::stringstream list(text);
   for (std::string id; std::getline(list, id, ',');) {
-    if (id.empty()) throw UsageError("validate: --only '" + text + "' has an empty claim id (expected e.g. C1,K2)");
+    if (id.empty()) empty_claim_id(text);
     ids.insert(id);
   }
-  if (ids.empty() || text.back() == ',')
-    throw UsageError("validate: --only '" + text + "' has an empty claim id (expected e.g. C1,K2)");
+  if (ids.empty() || text.back() == ',') empty_claim_id(text);
   return ids;
 }
 
@@ -60,9 +63,11 @@ bool on_request(const ClaimSpec& c, const Options& o) {
 void refuse_recording_a_what_if(const Options& o) {
   if (o.what_if.empty()) return;
   if (!o.record_status.empty())
-    throw UsageError("validate: --record-status with --set: a what-if is never recorded as a claim's status");
+    Where("command line", "--record-status")
+        .fail("a what-if (--set) is never recorded as a claim's status: expected one or the other");
   if (!o.check_status.empty())
-    throw UsageError("validate: --check-status with --set: a what-if is not checked against the claims' statuses");
+    Where("command line", "--check-status")
+        .fail("a what-if (--set) is not checked against the claims' statuses: expected one or the other");
 }
 
 Options parse(const Args& args) {
@@ -81,11 +86,11 @@ Options parse(const Args& args) {
   o.record_status = args.value("--record-status");
   if (o.report.empty()) o.report = default_report(o, project_registry);
   refuse_recording_a_what_if(o);
-  if (o.sensitivity && o.no_sensitivity) throw UsageError("validate: --sensitivity and --no-sensitivity together");
+  if (o.sensitivity && o.no_sensitivity)
+    Where("command line", "--no-sensitivity").fail("expected --sensitivity or --no-sensitivity, not both");
   if (!o.record_status.empty() && !robustness_wanted(o) && !o.quick)
-    throw UsageError(
-        "validate: --record-status with --no-sensitivity: a full-scale status is recorded with its "
-        "robustness");
+    Where("command line", "--record-status")
+        .fail("a full-scale status is recorded with its robustness: expected it without --no-sensitivity");
   return o;
 }
 
