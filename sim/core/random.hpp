@@ -47,8 +47,8 @@ constexpr std::int64_t log2_q32_by_squaring(std::uint64_t x) {
 /// squaring's digits are those of floor(log2(x) x 2^32) but within 2^-29 of a step (its
 /// truncations lose at most 2^-61 of log2(x)), and a library's log2 a few units off in the
 /// last place of a double is off by under 2^-12 of a step (a unit is 2^-15 of a step for x
-/// near 2^64), so away from a step by more than 2^-10 both give the same value; nearer (about 0.2 % of uniform draws),
-/// the squaring decides. 3.5 ns against 59 ns a logarithm.
+/// near 2^64), so away from a step by more than 2^-10 both give the same value; nearer (about
+/// 0.2 % of uniform draws), the squaring decides. 3.5 ns against 59 ns a logarithm.
 constexpr std::int64_t log2_q32(std::uint64_t x) {
   if (std::is_constant_evaluated()) return log2_q32_by_squaring(x);
   const double steps = std::log2(static_cast<double>(x)) * 0x1p32;  // exact scaling
