@@ -14,17 +14,17 @@ either way, so this is the mean number of distinct off-node peers of a rank.
 """
 import json
 import os
-import re
 import sys
 
-UNITS_US = {"ps": 1e-6, "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from torsim.plot import quantity  # noqa: E402  (the units a scenario's values take)
 
 
 def microseconds(text):
-    match = re.fullmatch(r"([0-9.]+)\s*(ps|ns|us|ms|s)", text)
-    if not match:
+    q = quantity(text)
+    if not q or q[0] != "time":
         sys.exit(f"connect_cpu '{text}': expected a duration such as 4us")
-    return float(match.group(1)) * UNITS_US[match.group(2)]
+    return q[1] / 1e6  # picoseconds to microseconds
 
 
 def load(directory):

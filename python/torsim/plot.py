@@ -26,11 +26,12 @@ UNITS = {
              "GiB/s": 2**30, "Kb/s": 125, "Mb/s": 125e3, "Gb/s": 125e6},
     "time": {"ps": 1, "ns": 1e3, "us": 1e6, "ms": 1e9, "s": 1e12},
 }
-QUANTITY = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)([A-Za-z/]+)")
+QUANTITY = re.compile(r" *([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?) *([A-Za-z/]+) *")  # spaces as units.cpp trims them
 
 
 def quantity(value):
-    """(kind, value in base units) of a value with a unit ("4KiB", "0.5GB/s", "105ns"), else None."""
+    """(kind, value in base units: bytes, bytes per second, picoseconds) of a value with a unit
+    ("4KiB", "0.5GB/s", "105ns"), else None."""
     match = QUANTITY.fullmatch(value) if isinstance(value, str) else None
     if not match:
         return None

@@ -149,6 +149,7 @@ class Package(Scratch):
         from torsim.plot import metric_layout, quantity, x_value
         self.assertEqual(quantity("0.25GB/s"), ("rate", 0.25e9))
         self.assertEqual(quantity("4KiB"), ("size", 4096))
+        self.assertEqual(quantity(" 4 KiB "), ("size", 4096))  # spaces as the scenario's own parser takes them
         self.assertEqual(quantity("105ns"), ("time", 105e3))
         self.assertEqual(quantity("1e3MB/s"), ("rate", 1e9))
         self.assertIsNone(quantity("dimension_order"))
