@@ -96,10 +96,11 @@ Options parse(const Args& args) {
 
 std::vector<const ClaimSpec*> select(const std::vector<ClaimSpec>& claims, const std::set<std::string>& only) {
   std::vector<const ClaimSpec*> out;
-  for (const auto& c : claims)
-    if (only.empty() || only.count(c.id)) out.push_back(&c);
   std::vector<std::string_view> ids;
-  for (const auto& c : claims) ids.push_back(c.id);
+  for (const auto& c : claims) {
+    ids.push_back(c.id);
+    if (only.empty() || only.count(c.id)) out.push_back(&c);
+  }
   for (const auto& id : only)
     if (std::find(ids.begin(), ids.end(), id) == ids.end())
       Where("command line", "--only " + id).fail(unknown_name_message("claim", id, ids));
