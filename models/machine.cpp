@@ -4,6 +4,7 @@
 
 #include "sim/config/fields.hpp"
 #include "sim/config/provenance.hpp"
+#include "sim/config/unused.hpp"
 
 namespace torsim {
 
@@ -192,7 +193,12 @@ constexpr ParamSpec kComputeSpecs[] = {
 const ParamTable kMachineParams{"machine", "A machine preset or inline machine object.", kMachineSpecs};
 const ParamTable kNodeParams{"machine.node", "Compute node and NIC.", kNodeSpecs};
 const ParamTable kPacketParams{"machine.packet", "Network packet format.", kPacketSpecs};
-const ParamTable kRouterParams{"machine.router", "Router input buffers and virtual channels.", kRouterSpecs};
+const ParamTable kRouterParams{"machine.router",
+                               "Router input buffers and virtual channels, read by credit flow control alone "
+                               "(network.flow_control: credit): a run without it that is given one of these keys, "
+                               "by its scenario, the command line or a sweep, stops with an input error (a preset's "
+                               "router section is its calibration, read when a run asks for credits).",
+                               kRouterSpecs};
 const ParamTable kComputeParams{"machine.compute", "Calibrated compute costs of application kernels, by name.",
                                 kComputeSpecs};
 
@@ -272,7 +278,10 @@ Machine parse_machine(const Json& spec, const Where& where) {
   m.description = r.text("description");
   m.node = parse_node(ParamReader(r.nested("node"), r.where("node"), kNodeParams));
   m.packet = parse_packet(ParamReader(r.nested("packet"), r.where("packet"), kPacketParams));
-  m.router = parse_fields(ParamReader(r.nested("router"), r.where("router"), kRouterParams), kRouterFields);
+  {
+    const ReadLog::Pause read_by_flow_control;  // credit flow control alone reads it (note_router_read)
+    m.router = parse_fields(ParamReader(r.nested("router"), r.where("router"), kRouterParams), kRouterFields);
+  }
   const topo::NodeLinks node_links{m.node.injection_bandwidth, m.node.ejection_bandwidth};
   m.topology = topo::make_topology(r.nested("topology"), r.where("topology"), node_links);
   check_pipeline(m, r.where("router") / "pipeline_latency");
@@ -289,6 +298,19 @@ Machine parse_machine(const Json& spec, const Where& where) {
   m.spec = spec;
   m.where = where;
   return m;
+}
+
+void note_router_read(const Machine& machine) {
+  const Json router = machine.spec.value("router", Json::object());
+  parse_fields(ParamReader(router, machine.where / "router", kRouterParams), kRouterFields);
+}
+
+void router_not_used(const Machine& machine, const std::string& why) {
+  const Json router = machine.spec.value("router", Json::object());
+  for (const auto& [key, value] : router.items())
+    not_used_unless_preset(
+        machine.where / "router" / key,
+        "router." + key + " is read only by credit flow control (network.flow_control: credit); " + why);
 }
 
 }  // namespace torsim

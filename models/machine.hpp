@@ -94,6 +94,13 @@ std::string machine_citation(const Json& machine, const std::string& path);
 
 Machine parse_machine(const Json& spec, const Where& where);
 
+/// The router's parameters are read by credit flow control alone: parse_machine checks them
+/// without noting them as read (ReadLog), and the network model notes them when it reads them...
+void note_router_read(const Machine& machine);
+/// ...or, when it has no router buffers, reports each router key the machine gives as input
+/// this run does not use (not_used_unless_preset: a preset's router section is its calibration).
+void router_not_used(const Machine& machine, const std::string& why);
+
 extern const ParamTable kMachineParams;
 extern const ParamTable kNodeParams;
 extern const ParamTable kPacketParams;

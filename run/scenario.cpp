@@ -317,6 +317,8 @@ void Scenario::reraise(const InputError& error) const {
   // A value given by --set: say so.
   if (!command_line_.empty() && !path.empty() && given_by(command_line_, path))
     throw InputError("command line (--set)", path, error.message());
+  if (const std::string key = swept_key(path); !key.empty())
+    throw InputError(file_, (Where(file_) / "sweep" / key).pointer(), error.message());
   const std::string machine_prefix = "/machine";
   if (!preset_.layers.empty() && path.rfind(machine_prefix, 0) == 0) {
     const std::string relative = path.substr(machine_prefix.size());
@@ -329,7 +331,19 @@ bool Scenario::only_preset_gives(const std::string& pointer) const {
   const std::string machine_prefix = "/machine";
   if (preset_.layers.empty() || pointer.rfind(machine_prefix, 0) != 0) return false;
   if (!command_line_.empty() && given_by(command_line_, pointer)) return false;
+  if (!swept_key(pointer).empty()) return false;
   return !given_by(machine_overrides_, pointer.substr(machine_prefix.size()));
+}
+
+// A sweep over "machine" chooses presets: what they give is theirs, not the sweep's.
+std::string Scenario::swept_key(const std::string& pointer) const {
+  for (const auto& [key, values] : sweep().items()) {
+    if (key == "machine") continue;
+    std::string swept = "/" + key;
+    std::replace(swept.begin(), swept.end(), '.', '/');
+    if (pointer == swept || pointer.rfind(swept + "/", 0) == 0) return key;
+  }
+  return "";
 }
 
 }  // namespace torsim

@@ -77,7 +77,7 @@ class Scenario {
   /// the scenario, the machine preset, or the command line.
   [[noreturn]] void reraise(const InputError& error) const;
   /// Whether only the machine preset gives the value at `pointer` (neither the scenario's own
-  /// machine overrides nor the command line).
+  /// machine overrides, nor the command line, nor its sweep).
   bool only_preset_gives(const std::string& pointer) const;
 
  private:
@@ -87,6 +87,8 @@ class Scenario {
   Json preset_machine(const std::string& name, const Where& where) const;
   void apply_assignments(const std::vector<std::string>& assignments);
   const Json& sweep() const;  // the "sweep" object, or an empty one
+  /// The sweep key that gives the value at `pointer` (it or an object holding it), or "".
+  std::string swept_key(const std::string& pointer) const;
   std::uint64_t read_seed(const Json& doc) const;
   /// Fails unless `path` names something one sweep point can vary.
   void check_sweep_path(const std::string& path, const Where& where) const;

@@ -66,7 +66,14 @@ std::unique_ptr<NetworkModel> make_network_model(const Json& spec, const Where& 
     (where / "model").fail("expected a model name string, got " + preview(spec["model"]));
   const std::string model = spec.value("model", std::string("packet"));
   const auto& entry = find_entry(network_models(), model, "network model", where / "model");
-  return entry.make(ParamReader(spec, where, *entry.params), kernel, machine);
+  auto built = entry.make(ParamReader(spec, where, *entry.params), kernel, machine);
+  // Credit flow control is the router section's only reader.
+  if (dynamic_cast<const CreditModel*>(built.get()))
+    note_router_read(machine);
+  else
+    router_not_used(machine, "this run's network model (" + model +
+                                 (model == "packet" ? ", network.flow_control: none" : "") + ") has no router buffers");
+  return built;
 }
 
 }  // namespace torsim::net

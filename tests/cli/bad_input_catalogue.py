@@ -286,6 +286,18 @@ CASES = {
                                        expect="max_outstanding is read only by the slabs variants",
                                        scenario=scenario(workload={"name": "fft3d", "variant": "mpi_packed_slabs",
                                                                    "max_outstanding": 8})),
+    "router-key-without-credit": case(
+        "a router parameter given to a run without credit flow control (the packet model without it, the analytic "
+        "or SimGrid model: it ran, unread)", path="/machine/router/buffer_per_vc",
+        expect="router.buffer_per_vc is read only by credit flow control (network.flow_control: credit); this run's "
+        "network model (packet, network.flow_control: none) has no router buffers",
+        scenario=scenario(machine={"preset": "hopper", "router": {"buffer_per_vc": "1KiB"}})),
+    "router-key-swept-without-credit": case(
+        "a sweep over a router parameter that no point reads (its points were identical, exit 0)",
+        path="/sweep/machine.router.virtual_channels",
+        expect="router.virtual_channels is read only by credit flow control (network.flow_control: credit); this "
+        "run's network model (analytic) has no router buffers",
+        scenario=scenario(network={"model": "analytic"}, sweep={"machine.router.virtual_channels": [2, 4]})),
     "peer-with-all-pairs": case("a ping-pong peer given with pairs all (each rank's peer is then fixed)",
                                 path="/workload/peer", expect="peer is read only with pairs one",
                                 scenario=scenario(workload={"name": "pingpong", "pairs": "all", "peer": 3})),
@@ -398,6 +410,10 @@ CASES = {
                               scenario=scenario(sweep={"workload.iterations": list(range(1, 201)),
                                                        "workload.warmup": list(range(200)),
                                                        "seed": list(range(200))})),
+    "sweep-bad-machine-value": case(
+        "a bad value in a sweep over a machine parameter (it was blamed on the machine preset's file)",
+        path="/sweep/machine.node.memcpy_bandwidth", expect='expected a rate such as "425MB/s"',
+        scenario=scenario(sweep={"machine.node.memcpy_bandwidth": ["1GB/s", "fast"]})),
     "sweep-run-wide-key": case("a sweep over a key that belongs to the whole run (output.dir, name, sweep)",
                                path="/sweep/output.dir", expect="'output.dir' cannot vary per sweep point",
                                scenario=scenario(sweep={"output.dir": ["a", "b"]})),
@@ -412,7 +428,7 @@ CASES = {
                                 expect="expected a list of values, got an object: a sweep lists its values (it has "
                                 "no ranges), and its keys are dotted paths (\"placement.nodes\": [...] for a nested key)",
                                 scenario=dict(PINGPONG, sweep={"placement": {"nodes": [16, 64]}})),
-    "sweep-bad-point": case("a sweep value that is bad in one point only", path="/workload/iterations",
+    "sweep-bad-point": case("a sweep value that is bad in one point only", path="/sweep/workload.iterations",
                             expect="out of range", scenario=scenario(sweep={"workload.iterations": [2, 0]})),
     # --- the command line
     "set-malformed": case("--set without a value", file="command line", path="--set workload",

@@ -96,6 +96,22 @@ class Sweeps(Scratch):
         self.assertEqual([p["sweep"] for p in self.results(out)["points"]],
                          [{"workload.variant": "mpi_slabs"}, {"workload.variant": "mpi_packed_slabs"}])
 
+    def test_a_router_key_is_read_by_the_points_with_credit_flow_control(self):
+        # The router's keys are read by credit flow control alone: a sweep over one is read when
+        # some point has credits (the bad-input cases router-key-*: an error when none has), and
+        # its value moves the credit points' results.
+        doc = {"machine": "bgq-32", "placement": {"nodes": 32},
+               "workload": {"name": "traffic", "pattern": "uniform_random", "size": "4KiB", "messages": 40,
+                            "window": 8},
+               "sweep": {"network.flow_control": ["none", "credit"], "machine.router.buffer_per_vc": ["1KiB", "8KiB"]}}
+        out = self.path("router")
+        run("run", self.write("router.json", doc), "--out", out, "--quiet", check=True)
+        done = {(p["sweep"]["network.flow_control"], p["sweep"]["machine.router.buffer_per_vc"]):
+                p["metrics"]["completion_time_us"] for p in self.results(out)["points"]}
+        self.assertEqual(done[("none", "1KiB")], done[("none", "8KiB")], "without credits the buffer is not read")
+        self.assertGreater(done[("credit", "1KiB")], done[("credit", "8KiB")],
+                           "with credits a smaller buffer holds the senders longer")
+
     def test_progress_lines_when_stderr_is_not_a_terminal(self):
         plain = self.run_into("plain")
         out = self.path("progress")

@@ -39,12 +39,16 @@ SIZE = "4KiB"
 DEEP = "64KiB"  # buffers per port and channel for the textbook saturation results
 
 
-def machine(buffer=None, avoidance="dateline"):
+def machine(buffer=None, avoidance=None):
+    """An 8-ary 3-cube of Hopper's links; router keys only when given (a run without credit flow
+    control reads none, and is given none)."""
     spec = {"preset": "hopper", "topology": {"concentration": 1, "dims": {"0": {"size": 8}, "1": {"size": 8},
                                                                          "2": {"size": 8}}}}
-    spec["router"] = {"deadlock_avoidance": avoidance}
+    router = {"deadlock_avoidance": avoidance} if avoidance else {}
     if buffer:
-        spec["router"].update({"buffer_per_vc": buffer, "injection_buffer": buffer})
+        router.update({"buffer_per_vc": buffer, "injection_buffer": buffer})
+    if router:
+        spec["router"] = router
     return spec
 
 
