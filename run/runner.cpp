@@ -5,6 +5,7 @@
 #include <map>
 
 #include "run/child_process.hpp"
+#include "sim/config/provenance.hpp"
 #include "sim/config/unused.hpp"
 
 namespace torsim {
@@ -36,6 +37,42 @@ std::unique_ptr<Simulation> build_point(const Scenario& scenario, const SweepPoi
   } catch (const InputError& e) {
     scenario.reraise(e);
   }
+}
+
+// Whether a read was noted at `pointer` or inside it.
+bool read_at_or_under(const std::map<std::string, ParamRead>& reads, const std::string& pointer) {
+  for (auto it = reads.lower_bound(pointer); it != reads.end() && it->first.starts_with(pointer); ++it)
+    if (it->first.size() == pointer.size() || it->first[pointer.size()] == '/') return true;
+  return false;
+}
+
+// The machine's sections that a point reads in part, each when it builds what they describe (its
+// NIC, its GPUs, the calibrations of its messaging layer and of those it builds on): a key of
+// theirs that building the point did not read changes nothing. It is reported as unused input
+// (dropped unless the scenario, the command line or the sweep gave it: a machine description
+// calibrates more than one run takes). The chosen layer's calibration is read through the
+// scenario's "runtime" section, which it underlies. (The router's keys have their own report,
+// net::make_network_model; compute costs are read as a workload runs.)
+void note_unread_machine_input(const Json& doc, const Where& where, const std::map<std::string, ParamRead>& reads) {
+  const Json& machine = doc.at("machine");
+  const std::string layer = doc.value("runtime", Json::object()).value("layer", std::string("raw"));
+  const auto unread = [&](const Where& at, const std::string& dotted, const std::string& also) {
+    if (read_at_or_under(reads, at.pointer()) || (!also.empty() && read_at_or_under(reads, also))) return;
+    not_used_unless_preset(at, "machine." + dotted + " is not read by this run (messaging layer '" + layer +
+                                   "'): it would change nothing");
+  };
+  for (const char* section : {"nic", "gpu"}) {
+    const Json given = machine.value(section, Json::object());
+    for (const auto& [key, value] : given.items())  // a NIC's "model" chooses the table its reads come from
+      unread(where / "machine" / section / key, std::string(section) + "." + key,
+             key == "model" ? (where / "machine" / section).pointer() : "");
+  }
+  const Json runtimes = machine.value("runtimes", Json::object());
+  for (const auto& [name, calibration] : runtimes.items())
+    if (calibration.is_object())
+      for (const auto& [key, value] : calibration.items())
+        unread(where / "machine" / "runtimes" / name / key, "runtimes." + name + "." + key,
+               name == layer ? (where / "runtime" / key).pointer() : "");
 }
 
 void check_trace(const Scenario& scenario, const TraceSettings& trace, const Simulation& sim) {
@@ -83,7 +120,8 @@ struct Plan {
 std::map<std::string, UnusedInput> unused_input(const Scenario& scenario, const UnusedInputLog& log) {
   std::map<std::string, UnusedInput> out;
   for (const UnusedInput& u : log.entries())
-    if (!u.preset_may_give || !scenario.only_preset_gives(u.where.pointer())) out.emplace(u.where.pointer(), u);
+    if (!u.preset_may_give || !scenario.only_machine_description_gives(u.where.pointer()))
+      out.emplace(u.where.pointer(), u);
   return out;
 }
 
@@ -110,7 +148,12 @@ std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
   for (std::size_t i = 0; i < plan.count; ++i) {
     const SweepPoint point = plan.scenario.point(i);
     const UnusedInputLog unused;
-    auto sim = build_point(plan.scenario, point);
+    std::unique_ptr<Simulation> sim;
+    {
+      const ReadLog reads;
+      sim = build_point(plan.scenario, point);
+      note_unread_machine_input(point.doc, Where(plan.scenario.file()), reads.reads());
+    }
     auto unused_here = unused_input(plan.scenario, unused);
     if (i > 0) std::erase_if(unused_here, [&](const auto& u) { return !unused_by_all.contains(u.first); });
     unused_by_all = std::move(unused_here);

@@ -327,12 +327,14 @@ void Scenario::reraise(const InputError& error) const {
   throw error;
 }
 
-bool Scenario::only_preset_gives(const std::string& pointer) const {
+// An inline machine object is a whole machine description, as a preset is: it too calibrates
+// more than one run takes.
+bool Scenario::only_machine_description_gives(const std::string& pointer) const {
   const std::string machine_prefix = "/machine";
-  if (preset_.layers.empty() || pointer.rfind(machine_prefix, 0) != 0) return false;
+  if (pointer.rfind(machine_prefix, 0) != 0) return false;
   if (!command_line_.empty() && given_by(command_line_, pointer)) return false;
   if (!swept_key(pointer).empty()) return false;
-  return !given_by(machine_overrides_, pointer.substr(machine_prefix.size()));
+  return preset_.layers.empty() || !given_by(machine_overrides_, pointer.substr(machine_prefix.size()));
 }
 
 // A sweep over "machine" chooses presets: what they give is theirs, not the sweep's.

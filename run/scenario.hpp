@@ -76,9 +76,9 @@ class Scenario {
   /// Re-raises an error found while building a point against the file that gave the value:
   /// the scenario, the machine preset, or the command line.
   [[noreturn]] void reraise(const InputError& error) const;
-  /// Whether only the machine preset gives the value at `pointer` (neither the scenario's own
-  /// machine overrides, nor the command line, nor its sweep).
-  bool only_preset_gives(const std::string& pointer) const;
+  /// Whether only the machine description gives the value at `pointer`: its preset, or the
+  /// scenario's inline machine object (not the overrides of a preset, the command line or the sweep).
+  bool only_machine_description_gives(const std::string& pointer) const;
 
  private:
   /// Expands a preset name or {"preset": name, ...} into the machine object; `where` gave it.

@@ -20,8 +20,9 @@ struct UnusedInput {
 /// Fails at `where` with `message`, unless an UnusedInputLog on this thread collects it.
 void not_used(const Where& where, const std::string& message);
 
-/// Input a machine preset may give for other runs (the calibration of a design this run does not
-/// choose): noted only while a log collects, whose owner drops it unless the scenario gave it.
+/// Input a machine description (a preset, or an inline machine object) may give for other runs
+/// (the calibration of a design this run does not choose): noted only while a log collects, whose
+/// owner drops it unless the scenario's overrides of a preset, the command line or a sweep gave it.
 void not_used_unless_preset(const Where& where, const std::string& message);
 
 /// Collects this thread's not_used() calls while it exists (logs nest; the innermost collects).

@@ -298,6 +298,18 @@ CASES = {
         expect="router.virtual_channels is read only by credit flow control (network.flow_control: credit); this "
         "run's network model (analytic) has no router buffers",
         scenario=scenario(network={"model": "analytic"}, sweep={"machine.router.virtual_channels": [2, 4]})),
+    "calibration-of-another-layer": case(
+        "a messaging layer's calibration given to a run over another layer (it ran, unread)",
+        path="/machine/runtimes/ugni/control_bytes",
+        expect="machine.runtimes.ugni.control_bytes is not read by this run (messaging layer 'mpi'): it would "
+        "change nothing",
+        scenario=scenario(runtime={"layer": "mpi"}, machine={"preset": "hopper",
+                                                             "runtimes": {"ugni": {"control_bytes": "64B"}}})),
+    "nic-key-unread": case(
+        "a NIC parameter given to a run whose layer does not drive the NIC (the raw layer)",
+        file="command line (--set)", path="/machine/nic/bte_setup",
+        expect="machine.nic.bte_setup is not read by this run (messaging layer 'raw'): it would change nothing",
+        scenario=scenario(runtime={"layer": "raw"}), args=["--set", "machine.nic.bte_setup=5us"]),
     "peer-with-all-pairs": case("a ping-pong peer given with pairs all (each rank's peer is then fixed)",
                                 path="/workload/peer", expect="peer is read only with pairs one",
                                 scenario=scenario(workload={"name": "pingpong", "pairs": "all", "peer": 3})),

@@ -157,6 +157,20 @@ class Runs(Scratch):
         for before, after in zip(latency["325ns"], latency["1325ns"]):
             self.assertAlmostEqual(after - before, 1.0, places=6)
 
+    def test_an_inline_machine_calibrates_what_the_run_does_not_take(self):
+        # An inline machine object is a whole description, as a preset is: its router, its NIC's
+        # other parameters and the other layers' calibrations are not unused input for a run on
+        # the packet model without credits over MPI (as the scenario's own overrides would be:
+        # the bad-input cases router-key-without-credit and calibration-of-another-layer).
+        with open(os.path.join(ROOT, "scenarios", "machines", "hopper.json")) as f:
+            machine = json.load(f)
+        self.assertIn("router", machine)
+        self.assertIn("charm_ugni", machine["runtimes"])
+        out = os.path.join(self.dir, "inline")
+        run("run", self.write("inline.json", dict(PINGPONG, machine=machine, runtime={"layer": "mpi"})), "--out", out,
+            "--quiet", check=True)
+        self.assertEqual(self.results(out)["machine"]["name"], "hopper")
+
     def test_simgrid_sweep_is_deterministic_and_matches_the_closed_form_at_zero_load(self):
         # Two sweep points in one torsim process (each SimGrid point runs in its own child).
         scenario = dict(PINGPONG, network={"model": "simgrid"},
