@@ -73,8 +73,8 @@ class Scenario {
   SweepPoint point(std::size_t index) const;
   /// Every point (for the few callers that need them together).
   std::vector<SweepPoint> points() const;
-  /// Re-raises an error found while building a point against the file that gave the value:
-  /// the scenario, the machine preset, or the command line.
+  /// Re-raises an error found while building a point against what gave the value: the
+  /// scenario, the machine preset, the command line, or the sweep (at its key).
   [[noreturn]] void reraise(const InputError& error) const;
   /// Whether only the machine description gives the value at `pointer`: its preset, or the
   /// scenario's inline machine object (not the overrides of a preset, the command line or the sweep).
