@@ -47,25 +47,31 @@ bool read_at_or_under(const std::map<std::string, ParamRead>& reads, const std::
 }
 
 // The machine's sections that a point reads in part, each when it builds what they describe (its
-// NIC, its GPUs, the calibrations of its messaging layer and of those it builds on): a key of
-// theirs that building the point did not read changes nothing. It is reported as unused input
-// (dropped unless the scenario, the command line or the sweep gave it: a machine description
-// calibrates more than one run takes). The chosen layer's calibration is read through the
-// scenario's "runtime" section, which it underlies. (The router's keys have their own report,
-// net::make_network_model; compute costs are read as a workload runs.)
-void note_unread_machine_input(const Json& doc, const Where& where, const std::map<std::string, ParamRead>& reads) {
+// NIC, its GPUs, the calibrations of its messaging layer and of those it builds on, the compute
+// costs of its workload): a key of theirs that building the point did not read changes nothing.
+// It is reported as unused input (dropped unless the scenario, the command line or the sweep
+// gave it: a machine description calibrates more than one run takes). The chosen layer's
+// calibration is read through the scenario's "runtime" section, which it underlies; a recording
+// (--record-mpi) reads compute.flop. (The router's keys have their own report,
+// net::make_network_model.)
+void note_unread_machine_input(const Json& doc, const Where& where, const std::map<std::string, ParamRead>& reads,
+                               bool recording) {
   const Json& machine = doc.at("machine");
   const std::string layer = doc.value("runtime", Json::object()).value("layer", std::string("raw"));
+  const std::string run = "workload '" + doc.value("workload", Json::object()).value("name", std::string()) +
+                          "' over messaging layer '" + layer + "'";
   const auto unread = [&](const Where& at, const std::string& dotted, const std::string& also) {
     if (read_at_or_under(reads, at.pointer()) || (!also.empty() && read_at_or_under(reads, also))) return;
-    not_used_unless_preset(at, "machine." + dotted + " is not read by this run (messaging layer '" + layer +
-                                   "'): it would change nothing");
+    not_used_unless_preset(at, "machine." + dotted + " is not read by this run (" + run + "): it would change nothing");
   };
-  for (const char* section : {"nic", "gpu"}) {
+  for (const char* section : {"nic", "gpu", "compute"}) {
     const Json given = machine.value(section, Json::object());
-    for (const auto& [key, value] : given.items())  // a NIC's "model" chooses the table its reads come from
+    for (const auto& [key, value] : given.items()) {
+      if (recording && std::string_view(section) == "compute" && key == "flop") continue;
+      // A NIC's "model" chooses the table its reads come from.
       unread(where / "machine" / section / key, std::string(section) + "." + key,
              key == "model" ? (where / "machine" / section).pointer() : "");
+    }
   }
   const Json runtimes = machine.value("runtimes", Json::object());
   for (const auto& [name, calibration] : runtimes.items())
@@ -152,7 +158,8 @@ std::unique_ptr<Simulation> check_points(Plan& plan, ScenarioRun& run) {
     {
       const ReadLog reads;
       sim = build_point(plan.scenario, point);
-      note_unread_machine_input(point.doc, Where(plan.scenario.file()), reads.reads());
+      note_unread_machine_input(point.doc, Where(plan.scenario.file()), reads.reads(),
+                                plan.options.record_mpi != nullptr);
     }
     auto unused_here = unused_input(plan.scenario, unused);
     if (i > 0) std::erase_if(unused_here, [&](const auto& u) { return !unused_by_all.contains(u.first); });

@@ -119,11 +119,14 @@ class Namd final : public Workload {
     for (std::size_t i = 0; i < 3; ++i) grid_[i] = p_.pme_grid[i];
   }
 
+  void check(const rt::Job& job, const Where& where) const override {
+    Workload::check(job, where);
+    pair_cost_ = job.machine.compute_cost("namd_pair", where_);
+    atom_cost_ = job.machine.compute_cost("namd_integrate", where_);
+    fft_cost_ = job.machine.compute_cost("namd_fft_point", where_);
+  }
+
   void start(rt::MessagingLayer& layer) override {
-    const auto& m = layer.job().machine;
-    pair_cost_ = m.compute_cost("namd_pair", where_);
-    atom_cost_ = m.compute_cost("namd_integrate", where_);
-    fft_cost_ = m.compute_cost("namd_fft_point", where_);
     build_patches();
     build_computes(layer.job());
     place(layer.job());
@@ -393,7 +396,7 @@ class Namd final : public Workload {
   double box_[3] = {}, total_pairs_ = 0;
   std::int64_t grid_[3] = {};
   int dims_[3] = {};
-  Time pair_cost_ = 0, atom_cost_ = 0, fft_cost_ = 0;
+  mutable Time pair_cost_ = 0, atom_cost_ = 0, fft_cost_ = 0;  // the machine's, read in check() (as the run is built)
   std::vector<Patch> patches_;
   std::vector<Compute> computes_;
   int rx_ = 1, ry_ = 1, pencils_ = 1;

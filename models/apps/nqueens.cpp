@@ -94,8 +94,12 @@ class NQueens final : public Workload {
     if (p_.grain > p_.n) r.where("grain").fail("the grain cannot exceed the board size " + std::to_string(p_.n));
   }
 
+  void check(const rt::Job& job, const Where& where) const override {
+    Workload::check(job, where);
+    node_cost_ = job.machine.compute_cost("nqueens_node", where_);
+  }
+
   void start(rt::MessagingLayer& layer) override {
-    node_cost_ = layer.job().machine.compute_cost("nqueens_node", where_);
     rngs_.clear();
     for (Rank r = 0; r < layer.size(); ++r) rngs_.emplace_back(layer.job().seed, 5000 + static_cast<std::uint64_t>(r));
     handler_ = layer.register_handler(rt::AmHandler([this](Comm c, Envelope e) { return chare(c, e); }));
@@ -199,7 +203,7 @@ class NQueens final : public Workload {
 
   const NQueensParams p_;
   Where where_;
-  Time node_cost_ = 0;
+  mutable Time node_cost_ = 0;  // the machine's, read in check() (as the run is built)
   std::vector<Rng> rngs_;
   rt::HandlerId handler_ = 0, qd_handler_ = 0;
   std::vector<int> qd_replies_;

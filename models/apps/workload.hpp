@@ -21,7 +21,8 @@ using topo::NodeId;
 class Workload {
  public:
   virtual ~Workload() = default;
-  /// Checks the job can run the workload (enough ranks, a torus, ...); errors name `where`.
+  /// Checks the job can run the workload (enough ranks, a torus, ...), and reads the machine's
+  /// compute costs it needs (so that they count as read when the run is built); errors name `where`.
   virtual void check(const rt::Job& job, const Where& where) const;
   /// Registers handlers and spawns the rank programs.
   virtual void start(rt::MessagingLayer& layer) = 0;

@@ -264,8 +264,10 @@ CASES = {
     "fft-receive-window-unread": case("a receive window given to an FFT variant that posts no receives ahead",
                                       path="/workload/receive_window",
                                       expect="receive_window is read only with variant mpi_slabs; this run's is upc_slabs",
-                                      scenario=scenario(workload={"name": "fft3d", "variant": "upc_slabs",
-                                                                  "receive_window": 4})),
+                                      scenario={"machine": "intrepid-64", "placement": {"nodes": 4, "mode": "VN"},
+                                                "runtime": {"layer": "gasnet_dcmf"},
+                                                "workload": {"name": "fft3d", "variant": "upc_slabs", "nx": 64,
+                                                             "ny": 32, "nz": 32, "receive_window": 4}}),
     "fft-receive-window-unread-by-every-point": case(
         "a receive window in a sweep of which no point posts receives ahead", path="/workload/receive_window",
         expect="receive_window is read only with variant mpi_slabs; this run's is mpi_packed_slabs",
@@ -284,8 +286,10 @@ CASES = {
     "fft-max-outstanding-unread": case("a send limit given to the packed FFT variant",
                                        path="/workload/max_outstanding",
                                        expect="max_outstanding is read only by the slabs variants",
-                                       scenario=scenario(workload={"name": "fft3d", "variant": "mpi_packed_slabs",
-                                                                   "max_outstanding": 8})),
+                                       scenario={"machine": "intrepid-64", "placement": {"nodes": 4, "mode": "VN"},
+                                                 "runtime": {"layer": "mpi_dcmf"},
+                                                 "workload": {"name": "fft3d", "variant": "mpi_packed_slabs", "nx": 64,
+                                                              "ny": 32, "nz": 32, "max_outstanding": 8}}),
     "router-key-without-credit": case(
         "a router parameter given to a run without credit flow control (the packet model without it, the analytic "
         "or SimGrid model: it ran, unread)", path="/machine/router/buffer_per_vc",
@@ -301,15 +305,22 @@ CASES = {
     "calibration-of-another-layer": case(
         "a messaging layer's calibration given to a run over another layer (it ran, unread)",
         path="/machine/runtimes/ugni/control_bytes",
-        expect="machine.runtimes.ugni.control_bytes is not read by this run (messaging layer 'mpi'): it would "
-        "change nothing",
+        expect="machine.runtimes.ugni.control_bytes is not read by this run (workload 'pingpong' over messaging "
+        "layer 'mpi'): it would change nothing",
         scenario=scenario(runtime={"layer": "mpi"}, machine={"preset": "hopper",
                                                              "runtimes": {"ugni": {"control_bytes": "64B"}}})),
     "nic-key-unread": case(
         "a NIC parameter given to a run whose layer does not drive the NIC (the raw layer)",
         file="command line (--set)", path="/machine/nic/bte_setup",
-        expect="machine.nic.bte_setup is not read by this run (messaging layer 'raw'): it would change nothing",
+        expect="machine.nic.bte_setup is not read by this run (workload 'pingpong' over messaging layer 'raw'): "
+        "it would change nothing",
         scenario=scenario(runtime={"layer": "raw"}), args=["--set", "machine.nic.bte_setup=5us"]),
+    "compute-cost-unread": case(
+        "a compute cost given to a workload that does not compute with it (an FFT's flop cost to a ping-pong)",
+        file="command line (--set)", path="/machine/compute/fft_flop",
+        expect="machine.compute.fft_flop is not read by this run (workload 'pingpong' over messaging layer 'raw'): "
+        "it would change nothing",
+        scenario=scenario(), args=["--set", "machine.compute.fft_flop=1ns"]),
     "peer-with-all-pairs": case("a ping-pong peer given with pairs all (each rank's peer is then fixed)",
                                 path="/workload/peer", expect="peer is read only with pairs one",
                                 scenario=scenario(workload={"name": "pingpong", "pairs": "all", "peer": 3})),
