@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 
+#include "models/runtime/registry.hpp"
 #include "run/child_process.hpp"
 #include "sim/config/provenance.hpp"
 #include "sim/config/unused.hpp"
@@ -57,7 +58,7 @@ bool read_at_or_under(const std::map<std::string, ParamRead>& reads, const std::
 void note_unread_machine_input(const Json& doc, const Where& where, const std::map<std::string, ParamRead>& reads,
                                bool recording) {
   const Json& machine = doc.at("machine");
-  const std::string layer = doc.value("runtime", Json::object()).value("layer", std::string("raw"));
+  const std::string layer = rt::layer_name(doc.value("runtime", Json::object()));
   const std::string run = "workload '" + doc.value("workload", Json::object()).value("name", std::string()) +
                           "' over messaging layer '" + layer + "'";
   const auto unread = [&](const Where& at, const std::string& dotted, const std::string& also) {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 
+#include "models/runtime/registry.hpp"
 #include "run/child_process.hpp"
 #include "run/simulation.hpp"
 
@@ -88,7 +89,7 @@ namespace {
 // default), so it is noted as the machine parameter it is.
 std::map<std::string, ParamRead> as_machine_parameters(const std::map<std::string, ParamRead>& reads, const Json& doc) {
   const Json runtime = doc.value("runtime", Json::object());
-  const std::string layer = runtime.value("layer", std::string("raw"));
+  const std::string layer = rt::layer_name(runtime);
   const Json calibrated = doc.at("machine").value("runtimes", Json::object()).value(layer, Json::object());
   std::map<std::string, ParamRead> out;
   for (const auto& [noted, noted_read] : reads) {

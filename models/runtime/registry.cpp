@@ -93,11 +93,13 @@ const std::vector<MessagingLayerEntry>& messaging_layers() {
   return entries;
 }
 
+std::string layer_name(const Json& spec) { return spec.value("layer", std::string("raw")); }
+
 std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Where& where, Job& job) {
   if (!spec.is_object()) where.fail("expected an object such as {\"layer\": \"raw\"}, got " + preview(spec));
   if (spec.contains("layer") && !spec["layer"].is_string())
     (where / "layer").fail("expected a layer name string, got " + preview(spec["layer"]));
-  const std::string name = spec.value("layer", std::string("raw"));
+  const std::string name = layer_name(spec);
   const MessagingLayerEntry& entry = find_layer(name, job.machine, where / "layer");
   // The machine's calibrated parameters for this layer, overridden by the scenario's.
   const Machine& machine = job.machine;

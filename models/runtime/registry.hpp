@@ -13,6 +13,9 @@ namespace torsim::rt {
 /// The "runtime" section of a scenario: {"layer": "raw", ...overrides of the machine's
 /// calibrated parameters for that layer}.
 std::unique_ptr<MessagingLayer> make_messaging_layer(const Json& spec, const Where& where, Job& job);
+/// The layer a "runtime" section names ("raw" when it names none); `spec` checked by
+/// make_messaging_layer.
+std::string layer_name(const Json& spec);
 
 struct MessagingLayerEntry {
   std::string_view name;
